@@ -1,0 +1,485 @@
+"""Config is data: one frozen dataclass tree with a default and a one-line doc per field.
+
+Load it from YAML or TOML files plus ``section.key=value`` overrides. Unknown keys and values
+of the wrong type are rejected with the key's name and the closest valid key. Each part of the
+loop receives only its own section.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import sys
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Union
+
+import yaml
+
+from trainwell.errors import ConfigError
+
+Precision = Literal["fp32", "bf16", "fp16", "auto"]
+ScheduleName = Literal[
+    "constant",
+    "warmup_cosine",
+    "warmup_linear",
+    "one_cycle",
+    "step",
+    "multistep",
+    "exponential",
+    "cosine_restarts",
+    "plateau",
+]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    recipe: str | None = None  # the built-in recipe or module:function this run trains (CLI)
+    seed: int = 0  # seeds python, numpy, torch and the data order
+    deterministic: bool = (
+        False  # deterministic kernels (slower); needed for bit-exact repeats on GPU
+    )
+    device: str = "auto"  # auto (cuda > mps > cpu), or cpu, cuda, cuda:1, mps
+    dir: str | None = None  # run directory for config, metrics, checkpoints; None writes nothing
+    log_every: int = 50  # optimizer steps between logged loss values (the only host syncs)
+    progress: bool = True  # live progress bar per epoch and a one-line summary per epoch
+    quiet: bool = False  # print nothing but errors
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    batch_size: int = 64  # samples per micro-batch
+    eval_batch_size: int | None = None  # samples per validation batch; None uses 4 x batch_size
+    shuffle: bool = True  # reshuffle the training data every epoch (order = f(seed, epoch))
+    drop_last: bool = (
+        False  # drop a short last training batch (e.g. to spare BatchNorm a tiny batch)
+    )
+    num_workers: int = (
+        0  # DataLoader worker processes for Dataset inputs (0: load in the main process)
+    )
+    pin_memory: bool | None = None  # page-locked host batches; None: on when training on CUDA
+    persistent_workers: bool = True  # keep workers alive between epochs
+    prefetch_factor: int = 2  # batches each worker loads ahead
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    max_epochs: int = 10  # passes over the training data
+    max_steps: int | None = None  # stop after this many optimizer steps (also sets schedule length)
+    accumulate_steps: int = 1  # micro-batches per optimizer step (gradient accumulation)
+    weight_by: str | None = (
+        None  # batch key holding a per-batch count (e.g. num_tokens) to weight micro-batch losses
+    )
+    precision: Precision = (
+        "fp32"  # fp32 | bf16 | fp16 (with GradScaler) | auto (bf16 where supported)
+    )
+    clip_norm: float | None = (
+        1.0  # clip gradients to this global L2 norm (after unscaling); None: off
+    )
+    clip_value: float | None = None  # clamp each gradient element to [-v, v]; None: off
+    eval_every: int = 1  # epochs between validations
+
+
+@dataclass(frozen=True)
+class OptimConfig:
+    name: Literal["adamw", "sgd"] = "adamw"  # optimizer
+    lr: float = 1e-3  # peak learning rate
+    weight_decay: float = 0.01  # decoupled weight decay; never applied to biases, norms, embeddings
+    betas: tuple[float, float] = (0.9, 0.999)  # AdamW moment coefficients
+    eps: float = 1e-8  # AdamW denominator epsilon
+    momentum: float = 0.9  # SGD momentum
+    nesterov: bool = False  # SGD Nesterov momentum
+    layer_decay: float | None = (
+        None  # layer-wise LR decay factor for fine-tuning (e.g. 0.75); None: off
+    )
+    impl: Literal["auto", "fused", "foreach", "for_loop"] = (
+        "auto"  # kernel choice; auto: fused where available
+    )
+
+
+@dataclass(frozen=True)
+class ScheduleConfig:
+    name: ScheduleName = "warmup_cosine"  # learning-rate schedule, stepped for you on its interval
+    warmup_steps: int = (
+        0  # optimizer steps of linear warmup (warmup_cosine, warmup_linear, constant)
+    )
+    warmup_ratio: float = 0.0  # warmup as a fraction of total steps (used when warmup_steps is 0)
+    min_lr_ratio: float = 0.0  # floor of the decay, as a fraction of the peak LR
+    step_size: int = 10  # step: epochs between decays
+    milestones: tuple[int, ...] = ()  # multistep: epochs at which the LR decays
+    gamma: float = 0.1  # step, multistep, exponential: decay factor
+    cycle_epochs: int = 10  # cosine_restarts: epochs in the first cycle
+    cycle_mult: int = 1  # cosine_restarts: growth factor of each next cycle
+    pct_start: float = 0.3  # one_cycle: fraction of steps spent increasing the LR
+    plateau_patience: int = 2  # plateau: evaluations without improvement before the LR is reduced
+    plateau_factor: float = 0.5  # plateau: LR multiplier on each reduction
+    plateau_threshold: float = 1e-4  # plateau: relative improvement that counts as better
+
+
+@dataclass(frozen=True)
+class MonitorConfig:
+    metric: str = "val_loss"  # metric for best checkpoint, early stopping and the plateau schedule
+    mode: Literal["min", "max"] = "min"  # whether lower or higher is better
+
+
+@dataclass(frozen=True)
+class EarlyStopConfig:
+    patience: int | None = None  # evaluations without improvement before stopping; None: off
+    min_delta: float = 0.0  # smallest change of the monitored metric that counts as improvement
+
+
+@dataclass(frozen=True)
+class CheckpointConfig:
+    save_last: bool = True  # keep last.pt (full training state) after every epoch
+    save_best: bool = True  # keep best.pt whenever the monitored metric improves
+    resume: str | None = (
+        None  # a checkpoint path, a run directory, or "auto" (the run dir's newest)
+    )
+
+
+@dataclass(frozen=True)
+class NoModelConfig:
+    """Placeholder for the `model` section when a job has no model options."""
+
+
+@dataclass(frozen=True)
+class Config:
+    run: RunConfig = field(default_factory=RunConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+    monitor: MonitorConfig = field(default_factory=MonitorConfig)
+    early_stop: EarlyStopConfig = field(default_factory=EarlyStopConfig)
+    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+    model: Any = field(default_factory=NoModelConfig)  # the recipe's own options (a dataclass)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as plain nested dicts (tuples become lists), ready for YAML or JSON."""
+        return _plain(dataclasses.asdict(self))
+
+    def replace(self, **sections: Any) -> Config:
+        """A copy with whole sections replaced: ``cfg.replace(train=TrainConfig(max_epochs=3))``."""
+        return dataclasses.replace(self, **sections)
+
+    def fingerprint(self) -> str:
+        """A short hash of the resolved config, stored with every checkpoint."""
+        text = json.dumps(self.to_dict(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------- building
+
+
+def build_config(
+    values: Mapping[str, Any] | None = None,
+    overrides: Iterable[str] = (),
+    *,
+    base: Config | None = None,
+    model_type: type | None = None,
+) -> Config:
+    """Build a `Config` from nested ``values`` and ``section.key=value`` override strings.
+
+    ``base`` supplies defaults (e.g. a recipe's); ``model_type`` is the dataclass of the
+    ``model`` section. Raises `ConfigError` naming the key and the closest valid key.
+    """
+    base = base or Config()
+    if model_type is None:
+        model_type = type(base.model)
+    tree = base.to_dict()
+    tree["model"] = _plain(dataclasses.asdict(base.model))
+    if values:
+        _merge(tree, _check_mapping(values, "config"), Config, model_type, prefix="")
+    for item in overrides:
+        key, value = _parse_override(item)
+        _merge(tree, _nest(key, value), Config, model_type, prefix="")
+    return validate_config(_construct(Config, tree, model_type, prefix=""))
+
+
+def load_config(
+    paths: Iterable[str | Path] = (),
+    overrides: Iterable[str] = (),
+    *,
+    base: Config | None = None,
+    model_type: type | None = None,
+) -> Config:
+    """Load YAML/TOML files (later files win), then apply ``section.key=value`` overrides."""
+    merged: dict[str, Any] = {}
+    for path in paths:
+        _deep_update(merged, read_config_file(path))
+    return build_config(merged, overrides, base=base, model_type=model_type)
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """Read one YAML or TOML config file into nested dicts."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(
+            f"config file {path} does not exist; pass the path of a .yaml or .toml file"
+        )
+    text = path.read_text()
+    try:
+        if path.suffix == ".toml":
+            if sys.version_info >= (3, 11):
+                import tomllib
+            else:  # pragma: no cover - Python 3.10
+                import tomli as tomllib
+            data = tomllib.loads(text)
+        else:
+            data = yaml.safe_load(text) or {}
+    except Exception as exc:  # both parsers raise their own error types
+        raise ConfigError(f"config file {path} does not parse: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"config file {path} must hold a mapping of sections, not {type(data).__name__}"
+        )
+    return data
+
+
+def save_config(config: Config, path: str | Path) -> None:
+    """Write the resolved config as YAML."""
+    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+
+
+def config_help(config: Config | None = None) -> str:
+    """Every config key with its default and its one-line doc, for ``--help`` screens."""
+    import inspect
+
+    config = config or Config()
+    lines = []
+    for section in dataclasses.fields(config):
+        sub = getattr(config, section.name)
+        if not dataclasses.is_dataclass(sub):
+            continue
+        comments = _field_comments(type(sub), inspect)
+        for f in dataclasses.fields(sub):
+            default = getattr(sub, f.name)
+            lines.append(
+                f"  {section.name}.{f.name}={default!r}  {comments.get(f.name, '')}".rstrip()
+            )
+    return "\n".join(lines)
+
+
+def _field_comments(cls: type, inspect: Any) -> dict[str, str]:
+    try:
+        source = inspect.getsource(cls)
+    except (OSError, TypeError):
+        return {}
+    comments = {}
+    for line in source.splitlines():
+        name, sep, rest = line.strip().partition(":")
+        if sep and "#" in rest and name.isidentifier():
+            comments[name] = rest.split("#", 1)[1].strip()
+    return comments
+
+
+def _deep_update(target: dict[str, Any], source: Mapping[str, Any]) -> None:
+    for key, value in source.items():
+        if isinstance(value, Mapping) and isinstance(target.get(key), dict):
+            _deep_update(target[key], value)
+        else:
+            target[key] = dict(value) if isinstance(value, Mapping) else value
+
+
+def _parse_override(item: str) -> tuple[str, Any]:
+    key, sep, raw = item.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(
+            f"override {item!r} is not of the form section.key=value (e.g. optim.lr=3e-4)"
+        )
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError:
+        value = raw
+    return key.strip(), value
+
+
+def _nest(dotted: str, value: Any) -> dict[str, Any]:
+    parts = dotted.split(".")
+    nested: dict[str, Any] = {parts[-1]: value}
+    for part in reversed(parts[:-1]):
+        nested = {part: nested}
+    return nested
+
+
+def _check_mapping(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where} must be a mapping of keys to values, got {value!r}")
+    return value
+
+
+def _merge(tree: dict, values: Mapping, cls: type, model_type: type, prefix: str) -> None:
+    hints = _hints(cls, model_type)
+    for key, value in values.items():
+        name = f"{prefix}{key}"
+        if key not in hints:
+            raise ConfigError(_unknown_key_message(name, prefix, list(hints)))
+        sub = _dataclass_of(hints[key])
+        if sub is not None:
+            _merge(
+                tree.setdefault(key, {}), _check_mapping(value, name), sub, model_type, f"{name}."
+            )
+        else:
+            tree[key] = value
+
+
+def _construct(cls: type, tree: Mapping, model_type: type, prefix: str) -> Any:
+    hints = _hints(cls, model_type)
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in tree:
+            continue
+        name = f"{prefix}{f.name}"
+        sub = _dataclass_of(hints[f.name])
+        if sub is not None:
+            kwargs[f.name] = _construct(sub, tree[f.name], model_type, f"{name}.")
+        else:
+            kwargs[f.name] = _coerce(tree[f.name], hints[f.name], name)
+    return cls(**kwargs)
+
+
+def _hints(cls: type, model_type: type) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    if cls is Config:
+        hints["model"] = model_type
+    return hints
+
+
+def _dataclass_of(tp: Any) -> type | None:
+    return tp if isinstance(tp, type) and dataclasses.is_dataclass(tp) else None
+
+
+def _unknown_key_message(name: str, prefix: str, valid: list[str]) -> str:
+    key = name[len(prefix) :]
+    close = difflib.get_close_matches(key, valid, n=1, cutoff=0.5)
+    hint = (
+        f"did you mean {prefix}{close[0]}?"
+        if close
+        else f"valid keys: {', '.join(prefix + v for v in valid)}"
+    )
+    return f"unknown config key {name!r}; {hint}"
+
+
+def _coerce(value: Any, tp: Any, name: str) -> Any:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for arg in (a for a in args if a is not type(None)):
+            try:
+                return _coerce(value, arg, name)
+            except ConfigError as exc:
+                errors.append(str(exc))
+        raise ConfigError(
+            errors[0] if len(errors) == 1 else f"{name}={value!r} fits none of {_type_name(tp)}"
+        )
+    if origin is Literal:
+        if value in args:
+            return value
+        close = difflib.get_close_matches(str(value), [str(a) for a in args], n=1, cutoff=0.4)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(f"{name}={value!r} is not one of {', '.join(map(repr, args))}{hint}")
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise ConfigError(f"{name}={value!r} must be a list, e.g. {name}=[1,2]")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_coerce(v, args[0], f"{name}[{i}]") for i, v in enumerate(value))
+        if len(value) != len(args):
+            raise ConfigError(f"{name}={value!r} must have {len(args)} elements")
+        return tuple(
+            _coerce(v, a, f"{name}[{i}]") for i, (v, a) in enumerate(zip(value, args, strict=True))
+        )
+    if tp is Any:
+        return value
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f"{name}={value!r} must be true or false")
+    if tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise ConfigError(f"{name}={value!r} must be a whole number")
+    if tp is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):  # YAML 1.1 reads "1e-3" as a string
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        raise ConfigError(f"{name}={value!r} must be a number")
+    if tp is str:
+        if isinstance(value, str):
+            return value
+        raise ConfigError(f"{name}={value!r} must be a string")
+    return value
+
+
+def _type_name(tp: Any) -> str:
+    return str(tp).replace("typing.", "")
+
+
+# --------------------------------------------------------------------------- value checks
+
+_POSITIVE = {
+    "run.log_every",
+    "data.batch_size",
+    "data.prefetch_factor",
+    "train.max_epochs",
+    "train.accumulate_steps",
+    "train.eval_every",
+    "schedule.step_size",
+    "schedule.cycle_epochs",
+    "schedule.cycle_mult",
+    "schedule.plateau_patience",
+}
+_NON_NEGATIVE = {
+    "data.num_workers",
+    "schedule.warmup_steps",
+    "optim.weight_decay",
+    "early_stop.min_delta",
+    "schedule.min_lr_ratio",
+}
+
+
+def validate_config(config: Config) -> Config:
+    """Reject values that type-check but cannot work, naming the key and the valid range."""
+    for key in _POSITIVE | _NON_NEGATIVE:
+        section, name = key.split(".")
+        value = getattr(getattr(config, section), name)
+        low_ok = value > 0 if key in _POSITIVE else value >= 0
+        if not low_ok:
+            bound = "> 0" if key in _POSITIVE else ">= 0"
+            raise ConfigError(f"{key}={value!r} must be {bound}")
+    for key in ("data.eval_batch_size", "train.max_steps", "early_stop.patience"):
+        section, name = key.split(".")
+        value = getattr(getattr(config, section), name)
+        if value is not None and value <= 0:
+            raise ConfigError(f"{key}={value!r} must be > 0, or null to turn it off")
+    for key in ("train.clip_norm", "train.clip_value", "optim.lr"):
+        section, name = key.split(".")
+        value = getattr(getattr(config, section), name)
+        if value is not None and not value > 0:
+            raise ConfigError(f"{key}={value!r} must be > 0")
+    if not 0.0 <= config.schedule.warmup_ratio < 1.0:
+        raise ConfigError(f"schedule.warmup_ratio={config.schedule.warmup_ratio} must be in [0, 1)")
+    if not 0.0 < config.schedule.pct_start < 1.0:
+        raise ConfigError(f"schedule.pct_start={config.schedule.pct_start} must be in (0, 1)")
+    if config.optim.layer_decay is not None and not 0.0 < config.optim.layer_decay <= 1.0:
+        raise ConfigError(f"optim.layer_decay={config.optim.layer_decay} must be in (0, 1]")
+    return config

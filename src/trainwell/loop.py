@@ -1,0 +1,636 @@
+"""The reference loop: `fit()`, plus `evaluate()` and `predict()`.
+
+`fit()` composes the parts (precision, accumulation, clipping, optimizer, schedule, loader,
+checkpointer) in one function that reads top to bottom, in the order every training loop
+needs: train mode -> zero_grad -> forward under autocast -> loss -> backward -> unscale + clip
+-> step -> schedule -> validate under eval() + inference_mode() -> log -> checkpoint.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from trainwell.accumulation import Accumulation
+from trainwell.batch import (
+    batch_size_of,
+    call_model,
+    check_class_targets,
+    compute_loss,
+    logits_of,
+    split_batch,
+)
+from trainwell.checkpoint import Checkpointer, find_checkpoint, load_checkpoint, restore
+from trainwell.clipping import Clipping
+from trainwell.config import Config, build_config, save_config
+from trainwell.data import make_loader
+from trainwell.device import choose_device, move_to
+from trainwell.errors import ConfigError, DataError
+from trainwell.metric import MeanAccumulator, MetricFn, resolve_metrics
+from trainwell.observe import FitInfo, MetricsLog, Observer, Progress, StepReport
+from trainwell.optim import build_optimizer
+from trainwell.precision import Precision
+from trainwell.schedule import LRSchedule, TorchSchedule, build_schedule
+from trainwell.state import Counters, RNGState, seed_everything
+from trainwell.tracking import BestTracker, EarlyStopping
+
+StepFn = Callable[[nn.Module, Any], torch.Tensor]
+
+
+@dataclass
+class FitResult:
+    """What a run did: per-epoch history, the best metric and where its checkpoint is."""
+
+    history: list[dict[str, Any]]
+    monitor: str
+    best: float | None
+    best_epoch: int | None
+    best_step: int | None
+    best_checkpoint: Path | None
+    last_checkpoint: Path | None
+    steps: int
+    epochs: int
+    wall_time_s: float
+    stop_reason: str
+    run_dir: Path | None
+    final: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready summary (written to ``summary.json`` in the run directory)."""
+        return {
+            "monitor": self.monitor,
+            "best": self.best,
+            "best_epoch": self.best_epoch,
+            "best_step": self.best_step,
+            "best_checkpoint": str(self.best_checkpoint) if self.best_checkpoint else None,
+            "last_checkpoint": str(self.last_checkpoint) if self.last_checkpoint else None,
+            "final": self.final,
+            "steps": self.steps,
+            "epochs": self.epochs,
+            "wall_time_s": round(self.wall_time_s, 3),
+            "stop_reason": self.stop_reason,
+        }
+
+    def describe(self) -> str:
+        """A few lines a person can read at the end of a run."""
+        lines = [
+            f"done: {self.epochs} epochs, {self.steps} steps in {self.wall_time_s:.1f}s ({self.stop_reason})"
+        ]
+        if self.best is not None:
+            lines.append(
+                f"best {self.monitor} {self.best:.4g} at epoch {self.best_epoch} (step {self.best_step})"
+            )
+        if self.best_checkpoint:
+            lines.append(f"best checkpoint: {self.best_checkpoint}")
+        if self.run_dir:
+            lines.append(f"run directory: {self.run_dir}")
+        return "\n".join(lines)
+
+
+class History:
+    """Per-epoch records; part of the checkpoint so a resumed run keeps its whole history."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"records": self.records}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.records = list(state["records"])
+
+
+class SupervisedStep:
+    """The default step: ``loss_fn(model(inputs), targets)``, labels checked on the first batch."""
+
+    def __init__(self, loss_fn: Callable[..., torch.Tensor]) -> None:
+        self.loss_fn = loss_fn
+        self.checked = False
+
+    def __call__(self, model: nn.Module, batch: Any) -> torch.Tensor:
+        inputs, targets = split_batch(batch)
+        output = call_model(model, inputs)
+        if not self.checked:
+            if isinstance(targets, torch.Tensor):
+                check_class_targets(logits_of(output), targets, self.loss_fn)
+            self.checked = True
+        return compute_loss(self.loss_fn, output, targets)
+
+
+def fit(
+    model: nn.Module,
+    train_data: Any,
+    val_data: Any = None,
+    *,
+    loss: Callable[..., torch.Tensor] | None = None,
+    config: Config | Mapping[str, Any] | None = None,
+    metrics: Mapping[str, MetricFn] | Iterable[str] | None = None,
+    optimizer: torch.optim.Optimizer | None = None,
+    schedule: Any = None,
+    step_fn: StepFn | None = None,
+    observers: Iterable[Observer] = (),
+    device: str | torch.device | None = None,
+) -> FitResult:
+    """Train ``model`` on ``train_data``, validating on ``val_data``; returns a `FitResult`.
+
+    ``train_data``/``val_data``: a Dataset, a DataLoader, or tensors/arrays ``(X, y)``.
+    ``loss``: ``loss(model(inputs), targets)`` (default ``CrossEntropyLoss``), or pass
+    ``step_fn(model, batch) -> loss`` for models whose loss is computed differently.
+    ``optimizer``: built by `build_optimizer` from ``config.optim`` unless given (build it
+    after moving the model to its device). ``schedule``: built from ``config.schedule``
+    unless given as a `LRSchedule`, a `TorchSchedule`, or a ``torch.optim.lr_scheduler``
+    object (stepped per epoch; wrap it in `TorchSchedule` to declare another interval).
+    """
+    cfg = config if isinstance(config, Config) else build_config(config)
+    seed_everything(cfg.run.seed, cfg.run.deterministic)
+    device = choose_device(device or cfg.run.device)
+    model.to(device)  # before the optimizer exists: it must hold the moved parameters
+    precision = Precision(cfg.train.precision, device)
+    loss_fn = loss or nn.CrossEntropyLoss()
+    train_step = step_fn or SupervisedStep(loss_fn)
+    train_loader = _loader(train_data, cfg, device, train=True)
+    validate = _validator(model, val_data, cfg, device, precision, loss_fn, step_fn, metrics)
+    accumulation = Accumulation(cfg.train.accumulate_steps, cfg.train.weight_by)
+    steps_per_epoch = accumulation.steps_per_epoch(_num_batches(train_loader))
+    max_epochs = cfg.train.max_epochs
+    max_steps = cfg.train.max_steps or max_epochs * steps_per_epoch
+    optimizer = optimizer or build_optimizer(model, cfg.optim)
+    schedule = _as_schedule(schedule, optimizer, cfg, steps_per_epoch, max_steps)
+    clipping = Clipping(cfg.train.clip_norm, cfg.train.clip_value)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    best = BestTracker(cfg.monitor.metric, cfg.monitor.mode)
+    early_stopping = EarlyStopping(cfg.monitor.metric, cfg.monitor.mode, **vars_of(cfg.early_stop))
+    counters, history = Counters(), History()
+    checkpointer = _checkpointer(cfg)
+    # Everything that must survive a restart, under the names it is saved with.
+    state = {
+        "model": model,
+        "optimizer": optimizer,
+        "precision": precision,
+        "schedule": schedule,
+        "counters": counters,
+        "rng": RNGState(),
+        "best": best,
+        "early_stopping": early_stopping,
+        "history": history,
+    }
+    if cfg.checkpoint.resume:
+        restore(state, _load_resume_state(cfg, device))
+    observers = [*_default_observers(cfg), *observers]
+    _emit(
+        observers,
+        "on_fit_start",
+        _fit_info(cfg, model, counters, steps_per_epoch, max_steps, device, precision),
+    )
+    started, stop_reason = time.perf_counter(), None
+
+    while counters.epoch < max_epochs and counters.step < max_steps and stop_reason is None:
+        meter = _Meter(device)
+
+        # ── train ────────────────────────────────────────────────────────────
+        model.train()  # Dropout on, BatchNorm on batch statistics (evaluation switched them off)
+        _set_epoch(train_loader, counters.epoch)
+        for window in accumulation.windows(meter.timed(train_loader)):
+            optimizer.zero_grad(set_to_none=True)  # gradients add up across backward() calls
+            window_loss = torch.zeros((), device=device)
+            for micro in window:
+                with precision.autocast():  # forward and loss in low precision; backward outside
+                    loss_value = train_step(model, micro.batch)
+                weighted = micro.weigh(loss_value)  # x 1/n, or x count/total, within the window
+                precision.backward(weighted)
+                window_loss += weighted.detach()  # detached: keeps no graph alive
+            precision.unscale_(optimizer)  # clip the true gradients, not fp16-scaled ones
+            grad_norm = clipping(trainable)
+            stepped = precision.step(optimizer)  # False when GradScaler skipped an inf/NaN step
+            if stepped:
+                counters.step += 1
+                schedule.after_step(counters.step)  # the schedule advances only on real steps
+
+            # ── report: facts stay on the device; one host sync every log_every steps ──
+            report = meter.report(window, window_loss, grad_norm, counters, optimizer, precision)
+            if stepped and counters.step % cfg.run.log_every == 0:
+                report.logged = meter.read_interval(grad_norm, report.lr)
+            _emit(observers, "on_step_end", report)
+            if counters.step >= max_steps:
+                break
+
+        # ── validate: eval mode + inference_mode (no dropout, no graph) ──────
+        counters.epoch, counters.batch_in_epoch = counters.epoch + 1, 0
+        record = {"epoch": counters.epoch, "step": counters.step, "train_loss": meter.epoch_loss()}
+        last = counters.epoch >= max_epochs or counters.step >= max_steps
+        evaluated = validate is not None and (counters.epoch % cfg.train.eval_every == 0 or last)
+        if evaluated:
+            record.update(validate())
+            _emit(observers, "on_eval_end", record, step=counters.step, epoch=counters.epoch)
+            schedule.after_eval(record)  # only a plateau schedule reads the metric
+        is_best = False
+        if evaluated or cfg.monitor.metric in record:  # raises if the monitored metric is missing
+            is_best = best.update(record, step=counters.step, epoch=counters.epoch)
+            if early_stopping.update(record, step=counters.step, epoch=counters.epoch):
+                stop_reason = f"stopped early: {early_stopping.reason}"
+        schedule.after_epoch(counters.epoch)
+        record.update(lr=_lr(optimizer), time_s=round(meter.elapsed(), 3), best=is_best)
+        history.records.append(record)
+
+        # ── checkpoint, then tell the observers ──────────────────────────────
+        if checkpointer is not None:
+            checkpointer.save(state, counters, is_best=is_best, config_hash=cfg.fingerprint())
+        _emit(observers, "on_epoch_end", record)
+        stopper = next((o for o in observers if o.should_stop), None)
+        if stopper is not None:
+            stop_reason = f"stopped by {type(stopper).__name__}: {stopper.stop_reason}"
+
+    stop_reason = stop_reason or _limit_reached(cfg, counters)
+    result = _fit_result(
+        history, best, checkpointer, counters, time.perf_counter() - started, stop_reason, cfg
+    )
+    _emit(observers, "on_fit_end", result)
+    return result
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def evaluate(
+    model: nn.Module,
+    data: Any,
+    *,
+    loss: Callable[..., torch.Tensor] | None = None,
+    metrics: Mapping[str, MetricFn] | Iterable[str] | None = None,
+    device: str | torch.device | None = None,
+    precision: str = "fp32",
+    batch_size: int = 256,
+) -> dict[str, float]:
+    """Mean loss and metrics of ``model`` on ``data`` (in eval mode, building no graph).
+
+    The model's train/eval mode is restored afterwards. Metrics are accumulated on the
+    device and read once at the end.
+    """
+    device = choose_device(device) if device is not None else _model_device(model)
+    loader = make_loader(data, batch_size=batch_size, shuffle=False, device=device)
+    loss_fn = loss or nn.CrossEntropyLoss()
+    return _evaluate(
+        model, loader, loss_fn, resolve_metrics(metrics), device, Precision(precision, device)
+    )
+
+
+def _evaluate(
+    model: nn.Module,
+    loader: Any,
+    loss_fn: Callable[..., torch.Tensor] | None,
+    metric_fns: Mapping[str, MetricFn],
+    device: torch.device,
+    precision: Precision,
+    step_fn: StepFn | None = None,
+) -> dict[str, float]:
+    was_training = model.training
+    model.eval()
+    totals = MeanAccumulator()
+    try:
+        with torch.inference_mode(), precision.autocast():
+            for batch in loader:
+                batch = move_to(batch, device, non_blocking=True)
+                values: dict[str, torch.Tensor] = {}
+                if loss_fn is None and step_fn is not None:  # custom step: its loss is the metric
+                    values["loss"] = step_fn(model, batch)
+                else:
+                    inputs, targets = split_batch(batch)
+                    prediction = logits_of(call_model(model, inputs))
+                    values["loss"] = compute_loss(loss_fn, prediction, targets)
+                    for name, fn in metric_fns.items():
+                        values[name] = fn(prediction, targets)
+                totals.add(values, batch_size_of(batch))
+    finally:
+        model.train(was_training)
+    return totals.compute()
+
+
+def predict(
+    model: nn.Module,
+    data: Any,
+    *,
+    device: str | torch.device | None = None,
+    precision: str = "fp32",
+    batch_size: int = 256,
+) -> torch.Tensor:
+    """Model outputs for every sample of ``data``, concatenated on the CPU, in data order.
+
+    ``data`` may hold inputs only (a tensor) or ``(inputs, targets)`` batches.
+    """
+    device = choose_device(device) if device is not None else _model_device(model)
+    loader = make_loader(data, batch_size=batch_size, shuffle=False, device=device)
+    policy = Precision(precision, device)
+    outputs = []
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.inference_mode(), policy.autocast():
+            for batch in loader:
+                batch = move_to(batch, device, non_blocking=True)
+                inputs = (
+                    batch[0]
+                    if isinstance(batch, tuple) and len(batch) == 1
+                    else split_batch(batch)[0]
+                )
+                outputs.append(logits_of(call_model(model, inputs)).float().cpu())
+    finally:
+        model.train(was_training)
+    return torch.cat(outputs) if outputs else torch.empty(0)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+class _Meter:
+    """One epoch's bookkeeping: data-wait time, loss sums on the device, throughput.
+
+    Nothing here syncs with the host except `read_interval` (every ``log_every`` steps) and
+    `epoch_loss` (once per epoch).
+    """
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        self.started = self.interval_started = time.perf_counter()
+        self.wait_s = self.last_wait_s = self.interval_wait_s = 0.0
+        self.loss_sum = torch.zeros((), device=device)
+        self.windows = 0
+        self.interval_loss = torch.zeros((), device=device)
+        self.interval_windows = self.interval_samples = 0
+
+    def timed(self, loader: Iterable[Any]) -> Iterator[Any]:
+        """Batches of ``loader`` moved to the device, timing how long each took to arrive."""
+        iterator = iter(loader)
+        while True:
+            begin = time.perf_counter()
+            try:
+                batch = next(iterator)
+            except StopIteration:
+                return
+            batch = move_to(batch, self.device, non_blocking=True)
+            self.last_wait_s = time.perf_counter() - begin
+            self.wait_s += self.last_wait_s
+            yield batch
+
+    def report(
+        self,
+        window: list[Any],
+        loss: torch.Tensor,
+        grad_norm: torch.Tensor,
+        counters: Counters,
+        optimizer: torch.optim.Optimizer,
+        precision: Precision,
+    ) -> StepReport:
+        samples = sum(batch_size_of(m.batch) for m in window)
+        counters.micro_step += len(window)
+        counters.batch_in_epoch += len(window)
+        counters.samples += samples
+        self.loss_sum += loss
+        self.interval_loss += loss
+        self.windows += 1
+        self.interval_windows += 1
+        self.interval_samples += samples
+        return StepReport(
+            step=counters.step,
+            epoch=counters.epoch + 1,  # 1-based, as in the epoch records
+            batch_in_epoch=counters.batch_in_epoch,
+            loss=loss,
+            grad_norm=grad_norm,
+            lr=_lr(optimizer),
+            stepped=precision.last_step_taken,
+            samples=samples,
+            data_wait_s=self.last_wait_s,
+            scale=precision.scale,
+        )
+
+    def read_interval(self, grad_norm: torch.Tensor, lr: float) -> dict[str, float]:
+        """Floats since the last log: the loop's one host sync per ``log_every`` steps."""
+        now = time.perf_counter()
+        elapsed = max(now - self.interval_started, 1e-9)
+        values = torch.stack(
+            [self.interval_loss / self.interval_windows, grad_norm.float().to(self.device)]
+        )
+        loss, norm = values.tolist()
+        logged = {
+            "loss": loss,
+            "grad_norm": norm,
+            "lr": lr,
+            "samples_per_s": self.interval_samples / elapsed,
+            "data_wait": (self.wait_s - self.interval_wait_s) / elapsed,
+        }
+        self.interval_loss = torch.zeros((), device=self.device)
+        self.interval_windows = self.interval_samples = 0
+        self.interval_started, self.interval_wait_s = now, self.wait_s
+        return logged
+
+    def epoch_loss(self) -> float:
+        return (self.loss_sum / max(self.windows, 1)).item()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+
+def _prefixed(prefix: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    return {f"{prefix}{k}": v for k, v in values.items()}
+
+
+def _load_resume_state(cfg: Config, device: torch.device) -> dict[str, Any]:
+    path = find_checkpoint(cfg.checkpoint.resume, cfg.run.dir)
+    return load_checkpoint(path, map_location=device)["state"]
+
+
+def _limit_reached(cfg: Config, counters: Counters) -> str:
+    if cfg.train.max_steps and counters.step >= cfg.train.max_steps:
+        return f"reached train.max_steps={cfg.train.max_steps}"
+    return f"reached train.max_epochs={cfg.train.max_epochs}"
+
+
+def vars_of(section: Any) -> dict[str, Any]:
+    """A config section's fields as keyword arguments."""
+    return {f.name: getattr(section, f.name) for f in dataclasses.fields(section)}
+
+
+def _validator(
+    model: nn.Module,
+    val_data: Any,
+    cfg: Config,
+    device: torch.device,
+    precision: Precision,
+    loss_fn: Callable[..., torch.Tensor],
+    step_fn: StepFn | None,
+    metrics: Any,
+) -> Callable[[], dict[str, float]] | None:
+    """A function that runs one validation pass and returns ``val_*`` metrics (None: no data)."""
+    if val_data is None:
+        return None
+    loader = _loader(val_data, cfg, device, train=False)
+    metric_fns = resolve_metrics(metrics)
+    eval_loss = loss_fn if step_fn is None else None  # a custom step's own loss is the metric
+
+    def validate() -> dict[str, float]:
+        values = _evaluate(model, loader, eval_loss, metric_fns, device, precision, step_fn)
+        return _prefixed("val_", values)
+
+    return validate
+
+
+def _fit_info(
+    cfg: Config,
+    model: nn.Module,
+    counters: Counters,
+    steps_per_epoch: int,
+    max_steps: int,
+    device: torch.device,
+    precision: Precision,
+) -> FitInfo:
+    return FitInfo(
+        max_epochs=cfg.train.max_epochs,
+        steps_per_epoch=steps_per_epoch,
+        total_steps=max_steps,
+        start_epoch=counters.epoch,
+        start_step=counters.step,
+        device=str(device),
+        precision=precision.mode,
+        num_parameters=sum(p.numel() for p in model.parameters() if p.requires_grad),
+        run_dir=cfg.run.dir,
+        config=cfg.to_dict(),
+    )
+
+
+def _fit_result(
+    history: History,
+    best: BestTracker,
+    checkpointer: Checkpointer | None,
+    counters: Counters,
+    wall_time_s: float,
+    stop_reason: str,
+    cfg: Config,
+) -> FitResult:
+    return FitResult(
+        history=history.records,
+        monitor=best.monitor,
+        best=best.best,
+        best_epoch=best.best_epoch,
+        best_step=best.best_step,
+        best_checkpoint=checkpointer.best_path if checkpointer else None,
+        last_checkpoint=checkpointer.last_path if checkpointer else None,
+        steps=counters.step,
+        epochs=counters.epoch,
+        wall_time_s=wall_time_s,
+        stop_reason=stop_reason,
+        run_dir=Path(cfg.run.dir) if cfg.run.dir else None,
+        final=dict(history.records[-1]) if history.records else {},
+    )
+
+
+def _loader(data: Any, cfg: Config, device: torch.device, *, train: bool) -> Any:
+    d = cfg.data
+    return make_loader(
+        data,
+        batch_size=d.batch_size if train else (d.eval_batch_size or 4 * d.batch_size),
+        shuffle=d.shuffle and train,
+        drop_last=d.drop_last and train,
+        num_workers=d.num_workers,
+        pin_memory=d.pin_memory,
+        persistent_workers=d.persistent_workers,
+        prefetch_factor=d.prefetch_factor,
+        seed=cfg.run.seed,
+        device=device,
+    )
+
+
+def _num_batches(loader: Any) -> int:
+    try:
+        count = len(loader)
+    except TypeError:
+        raise DataError(
+            "the training data has no length, so epochs and the schedule's total steps are "
+            "unknown; pass a sized Dataset/DataLoader (or tensors)"
+        ) from None
+    if count == 0:
+        raise DataError(
+            "the training data yields no batches (empty dataset, or drop_last with fewer samples than data.batch_size)"
+        )
+    return count
+
+
+def _set_epoch(loader: Any, epoch: int) -> None:
+    # Our loaders, and any DataLoader whose sampler follows the DistributedSampler protocol.
+    for target in (
+        loader,
+        getattr(loader, "sampler", None),
+        getattr(loader, "batch_sampler", None),
+    ):
+        if target is not None and hasattr(target, "set_epoch"):
+            target.set_epoch(epoch)
+            return
+
+
+def _as_schedule(
+    schedule: Any,
+    optimizer: torch.optim.Optimizer,
+    cfg: Config,
+    steps_per_epoch: int,
+    total_steps: int,
+) -> Any:
+    if schedule is None:
+        return build_schedule(
+            optimizer,
+            cfg.schedule,
+            steps_per_epoch=steps_per_epoch,
+            total_steps=total_steps,
+            monitor=cfg.monitor.metric,
+            mode=cfg.monitor.mode,
+        )
+    if isinstance(schedule, LRSchedule | TorchSchedule):
+        return schedule
+    if isinstance(
+        schedule, torch.optim.lr_scheduler.LRScheduler | torch.optim.lr_scheduler.ReduceLROnPlateau
+    ):
+        return TorchSchedule(schedule, interval="epoch", monitor=cfg.monitor.metric)
+    raise ConfigError(
+        f"schedule must be a trainwell LRSchedule/TorchSchedule or a torch.optim.lr_scheduler object, "
+        f"got {type(schedule).__name__}"
+    )
+
+
+def _checkpointer(cfg: Config) -> Checkpointer | None:
+    if cfg.run.dir is None:
+        return None
+    run_dir = Path(cfg.run.dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(cfg, run_dir / "config.yaml")
+    return Checkpointer(
+        run_dir / "checkpoints",
+        save_last=cfg.checkpoint.save_last,
+        save_best=cfg.checkpoint.save_best,
+    )
+
+
+def _default_observers(cfg: Config) -> list[Observer]:
+    observers: list[Observer] = []
+    if not cfg.run.quiet:
+        observers.append(Progress(bar=cfg.run.progress))
+    if cfg.run.dir is not None:
+        observers.append(MetricsLog(cfg.run.dir))
+    return observers
+
+
+def _emit(observers: Iterable[Observer], moment: str, *args: Any, **kwargs: Any) -> None:
+    for observer in observers:
+        getattr(observer, moment)(*args, **kwargs)
+
+
+def _lr(optimizer: torch.optim.Optimizer) -> float:
+    return optimizer.param_groups[-1]["lr"]
+
+
+def _model_device(model: nn.Module) -> torch.device:
+    param = next(model.parameters(), None)
+    return param.device if param is not None else torch.device("cpu")

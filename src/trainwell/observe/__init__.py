@@ -1,0 +1,12 @@
+"""Observers: they watch the loop (progress, logs, summaries) and never steer it.
+
+The loop calls a handful of moments: ``on_fit_start``, ``on_step_end``, ``on_eval_end``,
+``on_epoch_end``, ``on_fit_end``. An observer may ask the loop to stop by setting
+``should_stop`` (with ``stop_reason``); it never changes the loop otherwise.
+"""
+
+from trainwell.observe.base import FitInfo, Observer, StepReport
+from trainwell.observe.log import MetricsLog
+from trainwell.observe.progress import Progress
+
+__all__ = ["FitInfo", "MetricsLog", "Observer", "Progress", "StepReport"]

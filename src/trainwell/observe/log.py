@@ -1,0 +1,50 @@
+"""Run-directory logs: ``metrics.jsonl`` (per log step and per epoch) and ``summary.json``."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from trainwell.observe.base import FitInfo, Observer, StepReport
+
+
+def _clean(value: Any) -> Any:
+    # JSON has no NaN/Inf; keep the file parseable by every reader.
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+class MetricsLog(Observer):
+    """Appends one JSON record per logged step and per epoch; writes a summary at the end."""
+
+    def __init__(self, run_dir: str | Path) -> None:
+        self.run_dir = Path(run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.run_dir / "metrics.jsonl"
+        self._file = None
+
+    def on_fit_start(self, info: FitInfo) -> None:
+        self._file = open(self.path, "a", buffering=1)  # noqa: SIM115 - closed in on_fit_end
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self._file is not None:
+            self._file.write(json.dumps({k: _clean(v) for k, v in record.items()}) + "\n")
+
+    def on_step_end(self, report: StepReport) -> None:
+        if report.logged is not None:
+            self._write(
+                {"kind": "step", "step": report.step, "epoch": report.epoch, **report.logged}
+            )
+
+    def on_epoch_end(self, record: dict[str, Any]) -> None:
+        self._write({"kind": "epoch", **record})
+
+    def on_fit_end(self, result: Any) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        summary = {k: _clean(v) for k, v in result.summary().items()}
+        (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")

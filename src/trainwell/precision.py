@@ -1,0 +1,115 @@
+"""Mixed precision as one policy: autocast for forward + loss, GradScaler only for fp16.
+
+``fp32`` and ``bf16`` need no loss scaling (bf16 has float32's exponent range); ``fp16`` does,
+because small gradients underflow. One code path serves all three: the scaler is simply
+disabled unless the dtype is float16. Gradients are unscaled before clipping, and a step the
+scaler skips (inf/NaN gradients) is reported so the schedule does not advance.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import torch
+
+from trainwell.errors import ConfigError
+
+_DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def resolve_precision(mode: str, device: torch.device) -> str:
+    """Turn ``auto`` into a concrete mode for ``device``: bf16 where it runs natively."""
+    if mode != "auto":
+        if mode not in _DTYPES:
+            raise ConfigError(f"train.precision={mode!r} is not one of fp32, bf16, fp16, auto")
+        return mode
+    if device.type == "cuda":
+        return "bf16" if torch.cuda.is_bf16_supported() else "fp16"
+    if device.type == "cpu" and _cpu_has_native_bf16():
+        return "bf16"
+    return "fp32"
+
+
+def _cpu_has_native_bf16() -> bool:
+    probe = getattr(torch.cpu, "_is_avx512_bf16_supported", None)
+    amx = getattr(torch.cpu, "_is_amx_tile_supported", None)
+    return bool((probe and probe()) or (amx and amx()))
+
+
+class Precision:
+    """Autocast and loss scaling for one device and one mode (fp32 | bf16 | fp16 | auto).
+
+    Use it in a hand-written loop::
+
+        precision = Precision("fp16", device)
+        with precision.autocast():
+            loss = criterion(model(x), y)
+        precision.backward(loss)
+        precision.unscale_(optimizer)          # before clipping
+        clip_grad_norm(model.parameters(), 1.0)
+        if precision.step(optimizer):          # False when the scaler skipped the step
+            scheduler_step()
+    """
+
+    def __init__(self, mode: str = "fp32", device: torch.device | str = "cpu") -> None:
+        self.device = torch.device(device)
+        self.mode = resolve_precision(mode, self.device)
+        self.dtype = _DTYPES[self.mode]
+        self.scaler = torch.amp.GradScaler(self.device.type, enabled=self.mode == "fp16")
+        self._unscaled = False
+        self.last_step_taken = True
+
+    @property
+    def uses_scaler(self) -> bool:
+        return self.scaler.is_enabled()
+
+    def autocast(self) -> contextlib.AbstractContextManager:
+        """The context for the forward pass and the loss (not for backward)."""
+        if self.dtype is None:
+            return contextlib.nullcontext()
+        return torch.autocast(self.device.type, dtype=self.dtype)
+
+    def backward(self, loss: torch.Tensor) -> None:
+        """Backward of ``loss``, scaled first when fp16 needs it."""
+        self.scaler.scale(loss).backward()
+
+    def unscale_(self, optimizer: torch.optim.Optimizer) -> None:
+        """Divide gradients by the loss scale so clipping sees their true size (once per step)."""
+        if self.uses_scaler and not self._unscaled:
+            self.scaler.unscale_(optimizer)
+            self._unscaled = True
+
+    def step(self, optimizer: torch.optim.Optimizer) -> bool:
+        """Step the optimizer (skipped by the scaler on inf/NaN gradients); True if it stepped.
+
+        Without a scaler this never syncs with the host. With one, GradScaler already reads
+        its inf flag on the host to decide, so reading it here costs nothing extra.
+        """
+        self._unscaled = False
+        if not self.uses_scaler:
+            optimizer.step()
+            self.last_step_taken = True
+            return True
+        self.scaler.step(optimizer)
+        found_inf = self.scaler._per_optimizer_states[id(optimizer)]["found_inf_per_device"]
+        self.last_step_taken = not any(bool(v.item()) for v in found_inf.values())
+        self.scaler.update()
+        return self.last_step_taken
+
+    @property
+    def scale(self) -> torch.Tensor | None:
+        """The current loss scale (a device tensor), or None without a scaler."""
+        return self.scaler._scale if self.uses_scaler else None
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "scaler": self.scaler.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if state.get("mode") != self.mode:
+            raise ConfigError(
+                f"the checkpoint was trained with precision {state.get('mode')!r} but this run uses "
+                f"{self.mode!r}; set train.precision={state.get('mode')} to resume it"
+            )
+        if self.uses_scaler and state.get("scaler"):
+            self.scaler.load_state_dict(state["scaler"])

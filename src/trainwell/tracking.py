@@ -1,0 +1,103 @@
+"""Best-metric tracking and early stopping: small stateful observers of evaluation results."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from trainwell.errors import ConfigError
+
+
+def _check_metric(metrics: Mapping[str, float], monitor: str) -> float:
+    if monitor not in metrics:
+        raise ConfigError(
+            f"monitor.metric={monitor!r} is not among the evaluation metrics {sorted(metrics)}; "
+            "set monitor.metric to one of them"
+        )
+    return float(metrics[monitor])
+
+
+class BestTracker:
+    """Remembers the best value of one metric and when it happened."""
+
+    def __init__(self, monitor: str = "val_loss", mode: str = "min") -> None:
+        if mode not in ("min", "max"):
+            raise ConfigError(f"monitor.mode={mode!r} must be 'min' or 'max'")
+        self.monitor, self.mode = monitor, mode
+        self.best: float | None = None
+        self.best_step: int | None = None
+        self.best_epoch: int | None = None
+
+    def is_better(self, value: float, min_delta: float = 0.0) -> bool:
+        if math.isnan(value):
+            return False
+        if self.best is None:
+            return True
+        if self.mode == "min":
+            return value < self.best - min_delta
+        return value > self.best + min_delta
+
+    def update(self, metrics: Mapping[str, float], *, step: int, epoch: int) -> bool:
+        """Record ``metrics``; True if the monitored value is a new best."""
+        value = _check_metric(metrics, self.monitor)
+        if not self.is_better(value):
+            return False
+        self.best, self.best_step, self.best_epoch = value, step, epoch
+        return True
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"best": self.best, "best_step": self.best_step, "best_epoch": self.best_epoch}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.best, self.best_step, self.best_epoch = (
+            state["best"],
+            state["best_step"],
+            state["best_epoch"],
+        )
+
+
+class EarlyStopping:
+    """Asks the loop to stop after ``patience`` evaluations without an improvement > min_delta.
+
+    ``patience=None`` only watches (it never asks to stop).
+    """
+
+    def __init__(
+        self,
+        monitor: str = "val_loss",
+        mode: str = "min",
+        patience: int | None = 5,
+        min_delta: float = 0.0,
+    ) -> None:
+        self.tracker = BestTracker(monitor, mode)
+        self.patience, self.min_delta = patience, min_delta
+        self.num_bad = 0
+        self.should_stop = False
+
+    def update(self, metrics: Mapping[str, float], *, step: int = 0, epoch: int = 0) -> bool:
+        """Record ``metrics``; True when training should stop."""
+        value = _check_metric(metrics, self.tracker.monitor)
+        if self.tracker.is_better(value, self.min_delta):
+            self.tracker.best, self.tracker.best_step, self.tracker.best_epoch = value, step, epoch
+            self.num_bad = 0
+        else:
+            self.num_bad += 1
+        self.should_stop = self.patience is not None and self.num_bad >= self.patience
+        return self.should_stop
+
+    @property
+    def reason(self) -> str:
+        t = self.tracker
+        return (
+            f"{t.monitor} has not improved for {self.num_bad} evaluations "
+            f"(best {t.best:.6g} at epoch {t.best_epoch})"
+        )
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"tracker": self.tracker.state_dict(), "num_bad": self.num_bad}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.tracker.load_state_dict(state["tracker"])
+        self.num_bad = state["num_bad"]
+        self.should_stop = self.patience is not None and self.num_bad >= self.patience
