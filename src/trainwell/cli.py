@@ -90,6 +90,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     evaluate.set_defaults(run=cmd_eval)
 
+    export = sub.add_parser(
+        "export", help="write a run's model weights (unwrapped) for serving or fine-tuning"
+    )
+    export.add_argument("run_dir", help="the run directory (or a checkpoint file)")
+    export.add_argument(
+        "--format", dest="fmt", default="safetensors", choices=["safetensors", "pt"]
+    )
+    export.add_argument(
+        "--checkpoint", default="best", choices=["best", "last"], help="which checkpoint"
+    )
+    export.add_argument("--out", help="output file (default: RUN_DIR/model.<format>)")
+    export.set_defaults(run=cmd_export)
+
     recipes = sub.add_parser("recipes", help="list the built-in recipes")
     recipes.set_defaults(run=cmd_recipes)
 
@@ -199,6 +212,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from trainwell.checkpoint import export_weights
+
+    source = Path(args.run_dir)
+    if source.is_dir():
+        chosen = source / "checkpoints" / f"{args.checkpoint}.pt"
+        if args.checkpoint == "best" and not chosen.is_file():
+            chosen = source / "checkpoints" / "last.pt"  # a run without validation has no best
+        out = Path(args.out) if args.out else source / f"model.{args.fmt}"
+    else:
+        chosen, out = source, Path(args.out or source.with_suffix(f".{args.fmt}"))
+    written = export_weights(chosen, out, fmt=args.fmt)
+    print(f"wrote {written} ({written.stat().st_size:,} bytes) from {chosen}")
+    return 0
+
+
 def cmd_recipes(args: argparse.Namespace) -> int:
     from trainwell.recipes import BUILTIN, DEFAULT, load_recipe
 
@@ -224,14 +253,9 @@ def _train(config: Any, build: Any) -> int:
         metrics=job.metrics,
         step_fn=job.step_fn,
     )
-    if config.run.quiet:
-        return 0
-    if result.run_dir is not None:
-        print(
-            f"resume with: trainwell resume {result.run_dir} --set train.max_epochs=N",
-            file=sys.stderr,
-        )
-    return 0
+    if result.preempted == "SIGINT":
+        return 130  # interrupted, but saved: the conventional code for Ctrl-C
+    return 0  # finished, or preempted by SIGTERM after saving
 
 
 def _recipe(name: str) -> tuple[Any, Any]:

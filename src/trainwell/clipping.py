@@ -31,7 +31,11 @@ class Clipping:
     def __call__(self, parameters: Iterable[torch.Tensor]) -> torch.Tensor:
         params = [p for p in parameters if p.grad is not None]
         if self.max_value is not None:
+            pre_clip = grad_norm(params)  # measured before value clipping changes the gradients
             torch.nn.utils.clip_grad_value_(params, self.max_value)
+            if self.max_norm is not None:
+                torch.nn.utils.clip_grad_norm_(params, self.max_norm)
+            return pre_clip
         if self.max_norm is not None:
             # No error_if_nonfinite: it would sync with the host on every step.
             return torch.nn.utils.clip_grad_norm_(params, self.max_norm)

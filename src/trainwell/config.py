@@ -41,12 +41,10 @@ ScheduleName = Literal[
 class RunConfig:
     recipe: str | None = None  # the built-in recipe or module:function this run trains (CLI)
     seed: int = 0  # seeds python, numpy, torch and the data order
-    deterministic: bool = (
-        False  # deterministic kernels (slower); needed for bit-exact repeats on GPU
-    )
+    deterministic: bool = False  # deterministic kernels (slower): bit-exact repeats on GPU
     device: str = "auto"  # auto (cuda > mps > cpu), or cpu, cuda, cuda:1, mps
-    dir: str | None = None  # run directory for config, metrics, checkpoints; None writes nothing
-    log_every: int = 50  # optimizer steps between logged loss values (the only host syncs)
+    dir: str | None = None  # run directory for config, metrics, checkpoints; None: write nothing
+    log_every: int = 50  # optimizer steps between logged values (the only per-step host syncs)
     progress: bool = True  # live progress bar per epoch and a one-line summary per epoch
     quiet: bool = False  # print nothing but errors
 
@@ -54,14 +52,10 @@ class RunConfig:
 @dataclass(frozen=True)
 class DataConfig:
     batch_size: int = 64  # samples per micro-batch
-    eval_batch_size: int | None = None  # samples per validation batch; None uses 4 x batch_size
+    eval_batch_size: int | None = None  # samples per validation batch; None: 4 x batch_size
     shuffle: bool = True  # reshuffle the training data every epoch (order = f(seed, epoch))
-    drop_last: bool = (
-        False  # drop a short last training batch (e.g. to spare BatchNorm a tiny batch)
-    )
-    num_workers: int = (
-        0  # DataLoader worker processes for Dataset inputs (0: load in the main process)
-    )
+    drop_last: bool = False  # drop a short last batch (spares BatchNorm a tiny batch)
+    num_workers: int = 0  # DataLoader worker processes for Dataset inputs (0: main process)
     pin_memory: bool | None = None  # page-locked host batches; None: on when training on CUDA
     persistent_workers: bool = True  # keep workers alive between epochs
     prefetch_factor: int = 2  # batches each worker loads ahead
@@ -70,17 +64,11 @@ class DataConfig:
 @dataclass(frozen=True)
 class TrainConfig:
     max_epochs: int = 10  # passes over the training data
-    max_steps: int | None = None  # stop after this many optimizer steps (also sets schedule length)
+    max_steps: int | None = None  # stop after this many optimizer steps (sets schedule length)
     accumulate_steps: int = 1  # micro-batches per optimizer step (gradient accumulation)
-    weight_by: str | None = (
-        None  # batch key holding a per-batch count (e.g. num_tokens) to weight micro-batch losses
-    )
-    precision: Precision = (
-        "fp32"  # fp32 | bf16 | fp16 (with GradScaler) | auto (bf16 where supported)
-    )
-    clip_norm: float | None = (
-        1.0  # clip gradients to this global L2 norm (after unscaling); None: off
-    )
+    weight_by: str | None = None  # batch key with a per-batch count (e.g. num_tokens) to weight by
+    precision: Precision = "fp32"  # fp32 | bf16 | fp16 (with GradScaler) | auto
+    clip_norm: float | None = 1.0  # clip to this global L2 norm (after unscaling); None: off
     clip_value: float | None = None  # clamp each gradient element to [-v, v]; None: off
     eval_every: int = 1  # epochs between validations
 
@@ -89,26 +77,20 @@ class TrainConfig:
 class OptimConfig:
     name: Literal["adamw", "sgd"] = "adamw"  # optimizer
     lr: float = 1e-3  # peak learning rate
-    weight_decay: float = 0.01  # decoupled weight decay; never applied to biases, norms, embeddings
+    weight_decay: float = 0.01  # decoupled weight decay; never on biases, norms, embeddings
     betas: tuple[float, float] = (0.9, 0.999)  # AdamW moment coefficients
     eps: float = 1e-8  # AdamW denominator epsilon
     momentum: float = 0.9  # SGD momentum
     nesterov: bool = False  # SGD Nesterov momentum
-    layer_decay: float | None = (
-        None  # layer-wise LR decay factor for fine-tuning (e.g. 0.75); None: off
-    )
-    impl: Literal["auto", "fused", "foreach", "for_loop"] = (
-        "auto"  # kernel choice; auto: fused where available
-    )
+    layer_decay: float | None = None  # layer-wise LR decay for fine-tuning (e.g. 0.75); None: off
+    impl: Literal["auto", "fused", "foreach", "for_loop"] = "auto"  # auto: fused where available
 
 
 @dataclass(frozen=True)
 class ScheduleConfig:
-    name: ScheduleName = "warmup_cosine"  # learning-rate schedule, stepped for you on its interval
-    warmup_steps: int = (
-        0  # optimizer steps of linear warmup (warmup_cosine, warmup_linear, constant)
-    )
-    warmup_ratio: float = 0.0  # warmup as a fraction of total steps (used when warmup_steps is 0)
+    name: ScheduleName = "warmup_cosine"  # LR schedule, stepped for you on its interval
+    warmup_steps: int = 0  # optimizer steps of linear warmup (cosine, linear, constant, plateau)
+    warmup_ratio: float = 0.0  # warmup as a fraction of total steps (when warmup_steps is 0)
     min_lr_ratio: float = 0.0  # floor of the decay, as a fraction of the peak LR
     step_size: int = 10  # step: epochs between decays
     milestones: tuple[int, ...] = ()  # multistep: epochs at which the LR decays
@@ -116,14 +98,14 @@ class ScheduleConfig:
     cycle_epochs: int = 10  # cosine_restarts: epochs in the first cycle
     cycle_mult: int = 1  # cosine_restarts: growth factor of each next cycle
     pct_start: float = 0.3  # one_cycle: fraction of steps spent increasing the LR
-    plateau_patience: int = 2  # plateau: evaluations without improvement before the LR is reduced
+    plateau_patience: int = 2  # plateau: evaluations without improvement before a reduction
     plateau_factor: float = 0.5  # plateau: LR multiplier on each reduction
     plateau_threshold: float = 1e-4  # plateau: relative improvement that counts as better
 
 
 @dataclass(frozen=True)
 class MonitorConfig:
-    metric: str = "val_loss"  # metric for best checkpoint, early stopping and the plateau schedule
+    metric: str = "val_loss"  # metric for best checkpoint, early stopping and plateau schedule
     mode: Literal["min", "max"] = "min"  # whether lower or higher is better
 
 
@@ -135,11 +117,13 @@ class EarlyStopConfig:
 
 @dataclass(frozen=True)
 class CheckpointConfig:
-    save_last: bool = True  # keep last.pt (full training state) after every epoch
-    save_best: bool = True  # keep best.pt whenever the monitored metric improves
-    resume: str | None = (
-        None  # a checkpoint path, a run directory, or "auto" (the run dir's newest)
-    )
+    every_epochs: int | None = 1  # save the full training state every N epochs (and at the end)
+    every_steps: int | None = None  # also save every N optimizer steps, mid-epoch; None: off
+    keep_last: int = 2  # newest checkpoints to keep
+    keep_best: int = 1  # best checkpoints (by monitor.metric) to keep besides the newest
+    async_save: bool = False  # copy state to CPU and write it in a background thread
+    grace_period_s: float = 30.0  # warn when one save takes longer (preemption notices are short)
+    resume: str | None = None  # a checkpoint file, a run directory, or "auto" (this run's newest)
 
 
 @dataclass(frozen=True)
@@ -326,7 +310,7 @@ def _merge(tree: dict, values: Mapping, cls: type, model_type: type, prefix: str
     for key, value in values.items():
         name = f"{prefix}{key}"
         if key not in hints:
-            raise ConfigError(_unknown_key_message(name, prefix, list(hints)))
+            raise ConfigError(_unknown_key_message(name, prefix, list(hints), value))
         sub = _dataclass_of(hints[key])
         if sub is not None:
             _merge(
@@ -362,15 +346,15 @@ def _dataclass_of(tp: Any) -> type | None:
     return tp if isinstance(tp, type) and dataclasses.is_dataclass(tp) else None
 
 
-def _unknown_key_message(name: str, prefix: str, valid: list[str]) -> str:
+def _unknown_key_message(name: str, prefix: str, valid: list[str], value: Any = None) -> str:
     key = name[len(prefix) :]
     close = difflib.get_close_matches(key, valid, n=1, cutoff=0.5)
-    hint = (
-        f"did you mean {prefix}{close[0]}?"
-        if close
-        else f"valid keys: {', '.join(prefix + v for v in valid)}"
-    )
-    return f"unknown config key {name!r}; {hint}"
+    if not close:
+        return f"unknown config key {name!r}; valid keys: {', '.join(prefix + v for v in valid)}"
+    suggestion = f"{prefix}{close[0]}"
+    if isinstance(value, Mapping) and len(value) == 1:  # a misspelt section: name the whole key
+        suggestion += f".{next(iter(value))}"
+    return f"unknown config key {name!r}; did you mean {suggestion}?"
 
 
 def _coerce(value: Any, tp: Any, name: str) -> Any:
@@ -447,6 +431,8 @@ _POSITIVE = {
     "schedule.cycle_epochs",
     "schedule.cycle_mult",
     "schedule.plateau_patience",
+    "checkpoint.keep_last",
+    "checkpoint.grace_period_s",
 }
 _NON_NEGATIVE = {
     "data.num_workers",
@@ -454,6 +440,7 @@ _NON_NEGATIVE = {
     "optim.weight_decay",
     "early_stop.min_delta",
     "schedule.min_lr_ratio",
+    "checkpoint.keep_best",
 }
 
 
@@ -466,7 +453,13 @@ def validate_config(config: Config) -> Config:
         if not low_ok:
             bound = "> 0" if key in _POSITIVE else ">= 0"
             raise ConfigError(f"{key}={value!r} must be {bound}")
-    for key in ("data.eval_batch_size", "train.max_steps", "early_stop.patience"):
+    for key in (
+        "data.eval_batch_size",
+        "train.max_steps",
+        "early_stop.patience",
+        "checkpoint.every_epochs",
+        "checkpoint.every_steps",
+    ):
         section, name = key.split(".")
         value = getattr(getattr(config, section), name)
         if value is not None and value <= 0:

@@ -1,8 +1,9 @@
-"""Data loading: reproducible order, seeded workers, and whole-batch indexing for tensors.
+"""Data loading: reproducible order, exact mid-epoch resume, whole-batch indexing for tensors.
 
-The order of every epoch is a pure function of (seed, epoch), so a resumed run sees the same
-batches as an uninterrupted one. Tensors and arrays are batched by indexing whole batches at
-once (one gather per batch) instead of ``__getitem__`` per sample plus ``default_collate``.
+The order of every epoch is a pure function of (seed, epoch), and where a run is inside an
+epoch is just a batch index, so a resumed run continues at the next batch in O(1) and sees
+the same batches as an uninterrupted one. Tensors and arrays are batched by indexing whole
+batches at once (one gather per batch) instead of ``__getitem__`` per sample plus collate.
 """
 
 from __future__ import annotations
@@ -33,10 +34,16 @@ def epoch_order(num_samples: int, seed: int, epoch: int, shuffle: bool = True) -
     return torch.randperm(num_samples, generator=epoch_generator(seed, epoch))
 
 
+def batch_seed(seed: int, epoch: int, batch: int) -> int:
+    """The RNG seed of one batch: a pure function of (seed, epoch, batch index)."""
+    return int(np.random.SeedSequence([seed, epoch, batch]).generate_state(1)[0])
+
+
 class TensorLoader:
     """Batches of in-memory tensors by whole-batch indexing: ``X[order[i:i+b]]``.
 
-    Yields tuples of tensors (one per input tensor). ``set_epoch`` picks the epoch's order.
+    Yields tuples of tensors (one per input tensor). ``set_epoch`` picks the epoch's order
+    and the batch to start from.
     """
 
     def __init__(
@@ -62,10 +69,11 @@ class TensorLoader:
         self.shuffle = shuffle
         self.drop_last = drop_last
         self.seed = seed
-        self.epoch = 0
+        self.epoch = self.start_batch = 0
 
-    def set_epoch(self, epoch: int) -> None:
-        self.epoch = epoch
+    def set_epoch(self, epoch: int, start_batch: int = 0) -> None:
+        """Use ``epoch``'s order, starting at batch ``start_batch`` (for mid-epoch resume)."""
+        self.epoch, self.start_batch = epoch, start_batch
 
     def __len__(self) -> int:
         if self.drop_last:
@@ -74,60 +82,131 @@ class TensorLoader:
 
     def __iter__(self) -> Iterator[tuple[torch.Tensor, ...]]:
         order = epoch_order(self.num_samples, self.seed, self.epoch, self.shuffle)
-        device = self.tensors[0].device
-        order = order.to(device)
-        for start in range(0, len(self) * self.batch_size, self.batch_size):
+        order = order.to(self.tensors[0].device)
+        end = len(self) * self.batch_size
+        for start in range(self.start_batch * self.batch_size, end, self.batch_size):
             index = order[start : start + self.batch_size]
             yield tuple(t[index] for t in self.tensors)
 
 
-class EpochSampler(Sampler[int]):
-    """Sample indices in an order fixed by (seed, epoch); call ``set_epoch`` every epoch."""
+class SeededIndices(list):
+    """A batch's sample indices, carrying the seed its fetch (and augmentations) must use."""
 
-    def __init__(self, num_samples: int, *, seed: int = 0, shuffle: bool = True) -> None:
-        self.num_samples = num_samples
-        self.seed = seed
-        self.shuffle = shuffle
-        self.epoch = 0
-
-    def set_epoch(self, epoch: int) -> None:
-        self.epoch = epoch
-
-    def __len__(self) -> int:
-        return self.num_samples
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(epoch_order(self.num_samples, self.seed, self.epoch, self.shuffle).tolist())
+    seed: int | None = None
 
 
-class _WorkerSeeder:
-    """``worker_init_fn`` that seeds python, numpy and torch from the worker's torch seed.
+class EpochBatchSampler(Sampler[list[int]]):
+    """Batches of indices in an order fixed by (seed, epoch, rank, world size).
 
-    PyTorch gives worker ``i`` the seed ``base_seed + i``, with ``base_seed`` drawn from the
-    loader's generator, which `SeededDataLoader.set_epoch` reseeds from (seed, epoch). So every
-    worker has its own stream (augmentations differ across workers and epochs), and the same
-    streams come back on every run with the same seed.
+    ``set_epoch(epoch, start_batch)`` picks the epoch and where in it to begin: a resumed run
+    continues at the next batch in O(1), without loading the batches it skips. Each batch
+    carries a seed derived from (seed, epoch, batch index), so its augmentations are the same
+    whichever worker fetches it, and however many workers there are.
     """
 
-    def __call__(self, worker_id: int) -> None:
-        seed_worker(torch.initial_seed())
+    def __init__(
+        self,
+        num_samples: int,
+        batch_size: int,
+        *,
+        seed: int = 0,
+        shuffle: bool = True,
+        drop_last: bool = False,
+        rank: int = 0,
+        world_size: int = 1,
+    ) -> None:
+        self.num_samples, self.batch_size = num_samples, batch_size
+        self.seed, self.shuffle, self.drop_last = seed, shuffle, drop_last
+        self.rank, self.world_size = rank, world_size
+        self.epoch = self.start_batch = 0
+
+    def set_epoch(self, epoch: int, start_batch: int = 0) -> None:
+        self.epoch, self.start_batch = epoch, start_batch
+
+    def shard(self) -> torch.Tensor:
+        """This rank's sample order for the current epoch (padded so every rank has as many)."""
+        order = epoch_order(self.num_samples, self.seed, self.epoch, self.shuffle)
+        if self.world_size == 1:
+            return order
+        per_rank = math.ceil(self.num_samples / self.world_size)
+        padded = torch.cat([order, order[: per_rank * self.world_size - self.num_samples]])
+        return padded[self.rank :: self.world_size]
+
+    def __len__(self) -> int:
+        per_rank = math.ceil(self.num_samples / self.world_size)
+        if self.drop_last:
+            return per_rank // self.batch_size
+        return math.ceil(per_rank / self.batch_size)
+
+    def __iter__(self) -> Iterator[list[int]]:
+        order = self.shard().tolist()
+        size = self.batch_size
+        for batch in range(self.start_batch, len(self)):
+            indices = SeededIndices(order[batch * size : (batch + 1) * size])
+            indices.seed = batch_seed(self.seed, self.epoch, batch)
+            yield indices
+
+
+class BatchSeededDataset(Dataset):
+    """Wraps a map-style dataset: seeds python, numpy and torch before fetching each batch.
+
+    In a worker process the worker's streams are simply reseeded. In the main process
+    (``num_workers=0``) the training streams are saved and restored around the fetch, so
+    loading data never shifts the model's dropout or initialisation randomness.
+    """
+
+    def __init__(self, dataset: Any) -> None:
+        self.dataset = dataset
+
+    def __len__(self) -> int:
+        return len(self.dataset)
+
+    def __getitem__(self, index: int) -> Any:
+        return self.dataset[index]
+
+    def __getitems__(self, indices: list[int]) -> list[Any]:
+        seed = getattr(indices, "seed", None)
+        if seed is None:
+            return self._fetch(indices)
+        if torch.utils.data.get_worker_info() is not None:
+            seed_worker(seed)
+            return self._fetch(indices)
+        with PreservedRNG():
+            seed_worker(seed)
+            return self._fetch(indices)
+
+    def _fetch(self, indices: list[int]) -> list[Any]:
+        getitems = getattr(self.dataset, "__getitems__", None)
+        if getitems is not None:
+            return getitems(list(indices))
+        return [self.dataset[i] for i in indices]
+
+
+class PreservedRNG:
+    """Save python, numpy and torch CPU random states on entry; restore them on exit."""
+
+    def __enter__(self) -> None:
+        self.states = (random.getstate(), np.random.get_state(), torch.get_rng_state())
+
+    def __exit__(self, *exc: object) -> None:
+        python, numpy, torch_state = self.states
+        random.setstate(python)
+        np.random.set_state(numpy)
+        torch.set_rng_state(torch_state)
 
 
 def seed_worker(worker_seed: int) -> None:
-    """Seed python, numpy and torch inside one DataLoader worker."""
+    """Seed python, numpy and torch (in a DataLoader worker, or around one batch's fetch)."""
     random.seed(worker_seed)
     np.random.seed(worker_seed % 2**32)
     torch.manual_seed(worker_seed)
 
 
 class SeededDataLoader(DataLoader):
-    """A DataLoader whose order and worker seeds follow (seed, epoch); has ``set_epoch``."""
+    """A DataLoader over an `EpochBatchSampler`: reproducible order, seeds and resume point."""
 
-    def set_epoch(self, epoch: int) -> None:
-        if isinstance(self.sampler, EpochSampler):
-            self.sampler.set_epoch(epoch)
-        # The loader's generator seeds each worker's base seed when an iterator starts.
-        self.generator.manual_seed(self._trainwell_seed * SEED_STRIDE + epoch)
+    def set_epoch(self, epoch: int, start_batch: int = 0) -> None:
+        self.batch_sampler.set_epoch(epoch, start_batch)
 
 
 def make_loader(
@@ -148,15 +227,15 @@ def make_loader(
 
     - a ``DataLoader`` (or any iterable of batches) is passed through unchanged;
     - ``(X, y)`` tensors or numpy arrays are batched by whole-batch indexing (`TensorLoader`);
-    - a ``Dataset`` gets a `SeededDataLoader`: order fixed by (seed, epoch), a seeded
-      generator and per-worker seeds, ``pin_memory`` on CUDA, persistent workers.
+    - a ``Dataset`` gets a `SeededDataLoader`: order fixed by (seed, epoch), per-batch seeds
+      for augmentations, ``pin_memory`` on CUDA, persistent workers.
     """
     if isinstance(data, DataLoader) or _is_batch_iterable(data):
         return data
     tensors = _as_tensors(data)
     if tensors is not None:
         return TensorLoader(tensors, batch_size, shuffle=shuffle, drop_last=drop_last, seed=seed)
-    if not isinstance(data, Dataset) and not hasattr(data, "__getitem__"):
+    if not hasattr(data, "__getitem__") or not hasattr(data, "__len__"):
         raise DataError(
             f"cannot load training data of type {type(data).__name__}; pass a Dataset, a "
             "DataLoader, or a tuple of tensors/arrays (X, y)"
@@ -164,24 +243,46 @@ def make_loader(
     if pin_memory is None:
         pin_memory = device is not None and torch.device(device).type == "cuda"
     workers = (
-        dict(persistent_workers=persistent_workers, prefetch_factor=prefetch_factor)
+        {"persistent_workers": persistent_workers, "prefetch_factor": prefetch_factor}
         if num_workers > 0
         else {}
     )
-    loader = SeededDataLoader(
-        data,
-        batch_size=batch_size,
-        sampler=EpochSampler(len(data), seed=seed, shuffle=shuffle),
-        drop_last=drop_last,
+    sampler = EpochBatchSampler(
+        len(data), batch_size, seed=seed, shuffle=shuffle, drop_last=drop_last
+    )
+    return SeededDataLoader(
+        BatchSeededDataset(data),
+        batch_sampler=sampler,
         num_workers=num_workers,
         pin_memory=pin_memory,
         collate_fn=collate_fn,
         generator=epoch_generator(seed, 0),
-        worker_init_fn=_WorkerSeeder() if num_workers > 0 else None,
         **workers,
     )
-    loader._trainwell_seed = seed
-    return loader
+
+
+def start_epoch(loader: Any, epoch: int, start_batch: int = 0) -> Iterator[Any]:
+    """Iterate ``loader``'s batches of ``epoch``, beginning at batch ``start_batch``.
+
+    trainwell's loaders jump there in O(1). A foreign loader is told the epoch if it (or its
+    sampler) has ``set_epoch`` (the DistributedSampler protocol), and its first ``start_batch``
+    batches are loaded and dropped: exact only if its order is a function of the epoch.
+    """
+    if isinstance(loader, TensorLoader | SeededDataLoader):
+        loader.set_epoch(epoch, start_batch)
+        return iter(loader)
+    for target in (
+        getattr(loader, "sampler", None),
+        getattr(loader, "batch_sampler", None),
+        loader,
+    ):
+        if target is not None and hasattr(target, "set_epoch"):
+            target.set_epoch(epoch)
+            break
+    iterator = iter(loader)
+    for _ in range(start_batch):
+        next(iterator, None)
+    return iterator
 
 
 def _is_batch_iterable(data: Any) -> bool:

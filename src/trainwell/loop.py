@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,13 +31,14 @@ from trainwell.batch import (
 from trainwell.checkpoint import Checkpointer, find_checkpoint, load_checkpoint, restore
 from trainwell.clipping import Clipping
 from trainwell.config import Config, build_config, save_config
-from trainwell.data import make_loader
+from trainwell.data import make_loader, start_epoch
 from trainwell.device import choose_device, move_to
 from trainwell.errors import ConfigError, DataError
 from trainwell.metric import MeanAccumulator, MetricFn, resolve_metrics
 from trainwell.observe import FitInfo, MetricsLog, Observer, Progress, StepReport
 from trainwell.optim import build_optimizer
 from trainwell.precision import Precision
+from trainwell.preemption import Preemption
 from trainwell.schedule import LRSchedule, TorchSchedule, build_schedule
 from trainwell.state import Counters, RNGState, seed_everything
 from trainwell.tracking import BestTracker, EarlyStopping
@@ -61,6 +63,8 @@ class FitResult:
     stop_reason: str
     run_dir: Path | None
     final: dict[str, Any] = field(default_factory=dict)
+    preempted: str | None = None  # the signal that stopped the run (SIGTERM, SIGINT), if any
+    saves: list[Any] = field(default_factory=list)  # one SaveRecord per checkpoint written
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready summary (written to ``summary.json`` in the run directory)."""
@@ -76,6 +80,12 @@ class FitResult:
             "epochs": self.epochs,
             "wall_time_s": round(self.wall_time_s, 3),
             "stop_reason": self.stop_reason,
+            "preempted": self.preempted,
+            "checkpoint_saves": len(self.saves),
+            "checkpoint_blocked_s_max": round(
+                max((s.blocked_s for s in self.saves), default=0.0), 4
+            ),
+            "checkpoint_write_s_max": round(max((s.write_s for s in self.saves), default=0.0), 4),
         }
 
     def describe(self) -> str:
@@ -89,8 +99,16 @@ class FitResult:
             )
         if self.best_checkpoint:
             lines.append(f"best checkpoint: {self.best_checkpoint}")
+        if self.saves:
+            newest = self.saves[-1]
+            lines.append(
+                f"saved step {newest.step} to {newest.path} (loop blocked {newest.blocked_s:.2f}s, "
+                f"write {newest.write_s:.2f}s)"
+            )
         if self.run_dir:
             lines.append(f"run directory: {self.run_dir}")
+            if self.preempted and self.saves:
+                lines.append(f"resume with: trainwell resume {self.run_dir}")
         return "\n".join(lines)
 
 
@@ -167,7 +185,7 @@ def fit(
     trainable = [p for p in model.parameters() if p.requires_grad]
     best = BestTracker(cfg.monitor.metric, cfg.monitor.mode)
     early_stopping = EarlyStopping(cfg.monitor.metric, cfg.monitor.mode, **vars_of(cfg.early_stop))
-    counters, history = Counters(), History()
+    counters, history, meter = Counters(), History(), _Meter(device)
     checkpointer = _checkpointer(cfg)
     # Everything that must survive a restart, under the names it is saved with.
     state = {
@@ -180,6 +198,7 @@ def fit(
         "best": best,
         "early_stopping": early_stopping,
         "history": history,
+        "meter": meter,
     }
     if cfg.checkpoint.resume:
         restore(state, _load_resume_state(cfg, device))
@@ -190,67 +209,86 @@ def fit(
         _fit_info(cfg, model, counters, steps_per_epoch, max_steps, device, precision),
     )
     started, stop_reason = time.perf_counter(), None
+    manifest = {"config": cfg.to_dict(), "config_hash": cfg.fingerprint()}
 
-    while counters.epoch < max_epochs and counters.step < max_steps and stop_reason is None:
-        meter = _Meter(device)
+    with Preemption() as preemption, checkpointer:
+        while counters.epoch < max_epochs and counters.step < max_steps and stop_reason is None:
+            if counters.batch_in_epoch == 0:
+                meter.start_epoch()
 
-        # ── train ────────────────────────────────────────────────────────────
-        model.train()  # Dropout on, BatchNorm on batch statistics (evaluation switched them off)
-        _set_epoch(train_loader, counters.epoch)
-        for window in accumulation.windows(meter.timed(train_loader)):
-            optimizer.zero_grad(set_to_none=True)  # gradients add up across backward() calls
-            window_loss = torch.zeros((), device=device)
-            for micro in window:
-                with precision.autocast():  # forward and loss in low precision; backward outside
-                    loss_value = train_step(model, micro.batch)
-                weighted = micro.weigh(loss_value)  # x 1/n, or x count/total, within the window
-                precision.backward(weighted)
-                window_loss += weighted.detach()  # detached: keeps no graph alive
-            precision.unscale_(optimizer)  # clip the true gradients, not fp16-scaled ones
-            grad_norm = clipping(trainable)
-            stepped = precision.step(optimizer)  # False when GradScaler skipped an inf/NaN step
-            if stepped:
-                counters.step += 1
-                schedule.after_step(counters.step)  # the schedule advances only on real steps
+            # ── train ────────────────────────────────────────────────────────
+            model.train()  # Dropout on, BatchNorm on batch statistics (eval switched them off)
+            batches = start_epoch(
+                train_loader, counters.epoch, counters.batch_in_epoch
+            )  # O(1) resume
+            for window in accumulation.windows(meter.timed(batches)):
+                optimizer.zero_grad(set_to_none=True)  # gradients add up across backward() calls
+                window_loss = torch.zeros((), device=device)
+                for micro in window:
+                    with precision.autocast():  # forward and loss in low precision, not backward
+                        loss_value = train_step(model, micro.batch)
+                    weighted = micro.weigh(loss_value)  # x 1/n, or x count/total, in the window
+                    precision.backward(weighted)
+                    window_loss += weighted.detach()  # detached: keeps no graph alive
+                precision.unscale_(optimizer)  # clip the true gradients, not fp16-scaled ones
+                grad_norm = clipping(trainable)
+                stepped = precision.step(optimizer)  # False when GradScaler skipped inf/NaN
+                if stepped:
+                    counters.step += 1
+                    schedule.after_step(counters.step)  # advances only on real steps
 
-            # ── report: facts stay on the device; one host sync every log_every steps ──
-            report = meter.report(window, window_loss, grad_norm, counters, optimizer, precision)
-            if stepped and counters.step % cfg.run.log_every == 0:
-                report.logged = meter.read_interval(grad_norm, report.lr)
-            _emit(observers, "on_step_end", report)
-            if counters.step >= max_steps:
+                # ── report: facts stay on the device; host sync every log_every steps ──
+                report = meter.report(
+                    window, window_loss, grad_norm, counters, optimizer, precision
+                )
+                if stepped and counters.step % cfg.run.log_every == 0:
+                    report.logged = meter.read_interval(grad_norm, report.lr)
+                _emit(observers, "on_step_end", report)
+                if checkpointer.due_after_step(counters.step) or preemption.requested:
+                    checkpointer.save(state, counters, **manifest)
+                if preemption.requested or counters.step >= max_steps:
+                    break
+            if preemption.requested:
+                stop_reason = f"preempted by {preemption.requested}"
                 break
 
-        # ── validate: eval mode + inference_mode (no dropout, no graph) ──────
-        counters.epoch, counters.batch_in_epoch = counters.epoch + 1, 0
-        record = {"epoch": counters.epoch, "step": counters.step, "train_loss": meter.epoch_loss()}
-        last = counters.epoch >= max_epochs or counters.step >= max_steps
-        evaluated = validate is not None and (counters.epoch % cfg.train.eval_every == 0 or last)
-        if evaluated:
-            record.update(validate())
-            _emit(observers, "on_eval_end", record, step=counters.step, epoch=counters.epoch)
-            schedule.after_eval(record)  # only a plateau schedule reads the metric
-        is_best = False
-        if evaluated or cfg.monitor.metric in record:  # raises if the monitored metric is missing
-            is_best = best.update(record, step=counters.step, epoch=counters.epoch)
-            if early_stopping.update(record, step=counters.step, epoch=counters.epoch):
-                stop_reason = f"stopped early: {early_stopping.reason}"
-        schedule.after_epoch(counters.epoch)
-        record.update(lr=_lr(optimizer), time_s=round(meter.elapsed(), 3), best=is_best)
-        history.records.append(record)
+            # ── validate: eval mode + inference_mode (no dropout, no graph) ──────
+            counters.epoch, counters.batch_in_epoch = counters.epoch + 1, 0
+            record = {
+                "epoch": counters.epoch,
+                "step": counters.step,
+                "train_loss": meter.epoch_loss(),
+            }
+            last = counters.epoch >= max_epochs or counters.step >= max_steps
+            evaluated = validate is not None and (
+                counters.epoch % cfg.train.eval_every == 0 or last
+            )
+            if evaluated:
+                record.update(validate())
+                _emit(observers, "on_eval_end", record, step=counters.step, epoch=counters.epoch)
+                schedule.after_eval(record)  # only a plateau schedule reads the metric
+            record["best"] = False
+            if evaluated or cfg.monitor.metric in record:  # raises if the metric is missing
+                record["best"] = best.update(record, step=counters.step, epoch=counters.epoch)
+                if early_stopping.update(record, step=counters.step, epoch=counters.epoch):
+                    stop_reason = f"stopped early: {early_stopping.reason}"
+            schedule.after_epoch(counters.epoch)
+            record.update(lr=_lr(optimizer), time_s=round(meter.elapsed(), 3))
+            history.records.append(record)
+            _emit(observers, "on_epoch_end", record)
+            stopper = next((o for o in observers if o.should_stop), None)
+            if stopper is not None:
+                stop_reason = f"stopped by {type(stopper).__name__}: {stopper.stop_reason}"
 
-        # ── checkpoint, then tell the observers ──────────────────────────────
-        if checkpointer is not None:
-            checkpointer.save(state, counters, is_best=is_best, config_hash=cfg.fingerprint())
-        _emit(observers, "on_epoch_end", record)
-        stopper = next((o for o in observers if o.should_stop), None)
-        if stopper is not None:
-            stop_reason = f"stopped by {type(stopper).__name__}: {stopper.stop_reason}"
+            # ── checkpoint (on its cadence, and always at the end) ───────────────
+            if checkpointer.due_after_epoch(counters.epoch, last or stop_reason is not None):
+                checkpointer.save(state, counters, metrics=record, **manifest)
 
     stop_reason = stop_reason or _limit_reached(cfg, counters)
     result = _fit_result(
         history, best, checkpointer, counters, time.perf_counter() - started, stop_reason, cfg
     )
+    result.preempted = preemption.requested
     _emit(observers, "on_fit_end", result)
     return result
 
@@ -357,12 +395,32 @@ class _Meter:
 
     def __init__(self, device: torch.device) -> None:
         self.device = device
-        self.started = self.interval_started = time.perf_counter()
-        self.wait_s = self.last_wait_s = self.interval_wait_s = 0.0
-        self.loss_sum = torch.zeros((), device=device)
-        self.windows = 0
         self.interval_loss = torch.zeros((), device=device)
         self.interval_windows = self.interval_samples = 0
+        self.start_epoch()
+
+    def start_epoch(self) -> None:
+        self.started = self.interval_started = time.perf_counter()
+        self.wait_s = self.last_wait_s = self.interval_wait_s = 0.0
+        self.loss_sum = torch.zeros((), device=self.device)
+        self.windows = 0
+
+    def state_dict(self) -> dict[str, Any]:
+        """The partial sums of an epoch cut short, so a resumed run logs the same losses."""
+        return {
+            "loss_sum": self.loss_sum,
+            "windows": self.windows,
+            "interval_loss": self.interval_loss,
+            "interval_windows": self.interval_windows,
+            "interval_samples": self.interval_samples,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.loss_sum = state["loss_sum"].to(self.device)
+        self.interval_loss = state["interval_loss"].to(self.device)
+        self.windows = state["windows"]
+        self.interval_windows = state["interval_windows"]
+        self.interval_samples = state["interval_samples"]
 
     def timed(self, loader: Iterable[Any]) -> Iterator[Any]:
         """Batches of ``loader`` moved to the device, timing how long each took to arrive."""
@@ -442,7 +500,36 @@ def _prefixed(prefix: str, values: Mapping[str, Any]) -> dict[str, Any]:
 
 def _load_resume_state(cfg: Config, device: torch.device) -> dict[str, Any]:
     path = find_checkpoint(cfg.checkpoint.resume, cfg.run.dir)
-    return load_checkpoint(path, map_location=device)["state"]
+    payload = load_checkpoint(path, map_location=device)
+    changed = _changed_keys(payload["manifest"].get("config", {}), cfg.to_dict())
+    if changed:
+        warnings.warn(
+            f"resuming {path} with a different config ({', '.join(changed)}); the run will not "
+            "match one that never stopped",
+            stacklevel=3,
+        )
+    return payload["state"]
+
+
+#: Keys that change how a run is shown or stored, not what it computes (as do checkpoint.*).
+_PRESENTATION_KEYS = {"run.dir", "run.quiet", "run.progress", "run.log_every"}
+
+
+def _changed_keys(saved: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+    changed = []
+    for section, values in current.items():
+        if not isinstance(values, Mapping):
+            continue
+        for key, value in values.items():
+            name = f"{section}.{key}"
+            old = (
+                saved.get(section, {}).get(key, value)
+                if isinstance(saved.get(section), Mapping)
+                else value
+            )
+            if name not in _PRESENTATION_KEYS and section != "checkpoint" and old != value:
+                changed.append(f"{name}: {old!r} -> {value!r}")
+    return changed
 
 
 def _limit_reached(cfg: Config, counters: Counters) -> str:
@@ -506,7 +593,7 @@ def _fit_info(
 def _fit_result(
     history: History,
     best: BestTracker,
-    checkpointer: Checkpointer | None,
+    checkpointer: Checkpointer | _NoCheckpoints,
     counters: Counters,
     wall_time_s: float,
     stop_reason: str,
@@ -518,14 +605,15 @@ def _fit_result(
         best=best.best,
         best_epoch=best.best_epoch,
         best_step=best.best_step,
-        best_checkpoint=checkpointer.best_path if checkpointer else None,
-        last_checkpoint=checkpointer.last_path if checkpointer else None,
+        best_checkpoint=checkpointer.best_path,
+        last_checkpoint=checkpointer.last_path,
         steps=counters.step,
         epochs=counters.epoch,
         wall_time_s=wall_time_s,
         stop_reason=stop_reason,
         run_dir=Path(cfg.run.dir) if cfg.run.dir else None,
         final=dict(history.records[-1]) if history.records else {},
+        saves=list(checkpointer.saves),
     )
 
 
@@ -560,18 +648,6 @@ def _num_batches(loader: Any) -> int:
     return count
 
 
-def _set_epoch(loader: Any, epoch: int) -> None:
-    # Our loaders, and any DataLoader whose sampler follows the DistributedSampler protocol.
-    for target in (
-        loader,
-        getattr(loader, "sampler", None),
-        getattr(loader, "batch_sampler", None),
-    ):
-        if target is not None and hasattr(target, "set_epoch"):
-            target.set_epoch(epoch)
-            return
-
-
 def _as_schedule(
     schedule: Any,
     optimizer: torch.optim.Optimizer,
@@ -600,17 +676,46 @@ def _as_schedule(
     )
 
 
-def _checkpointer(cfg: Config) -> Checkpointer | None:
+def _checkpointer(cfg: Config) -> Checkpointer | _NoCheckpoints:
     if cfg.run.dir is None:
-        return None
+        return _NoCheckpoints()
     run_dir = Path(cfg.run.dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir / "config.yaml")
+    c = cfg.checkpoint
     return Checkpointer(
         run_dir / "checkpoints",
-        save_last=cfg.checkpoint.save_last,
-        save_best=cfg.checkpoint.save_best,
+        every_steps=c.every_steps,
+        every_epochs=c.every_epochs,
+        keep_last=c.keep_last,
+        keep_best=c.keep_best,
+        monitor=cfg.monitor.metric,
+        mode=cfg.monitor.mode,
+        async_save=c.async_save,
+        grace_period_s=c.grace_period_s,
     )
+
+
+class _NoCheckpoints:
+    """Stands in for the checkpointer when a run has no directory: saves nothing."""
+
+    saves: list[Any] = []
+    last_path = best_path = None
+
+    def due_after_step(self, step: int) -> bool:
+        return False
+
+    def due_after_epoch(self, epoch: int, last: bool) -> bool:
+        return False
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def __enter__(self) -> _NoCheckpoints:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 def _default_observers(cfg: Config) -> list[Observer]:

@@ -111,17 +111,18 @@ def layer_index_fn(model: nn.Module) -> Callable[[str], int]:
 
 
 def _largest_stack(model: nn.Module) -> tuple[str, nn.Module | None]:
-    best: tuple[str, nn.Module | None] = ("", None)
-    best_size = 1
-    for name, module in model.named_modules():
-        is_stack = isinstance(module, nn.ModuleList | nn.Sequential)
-        if (
-            is_stack
-            and len(module) > best_size
-            and all(k.isdigit() for k, _ in module.named_children())
-        ):
-            best, best_size = (name, module), len(module)
-    return best
+    """The outermost ModuleList/Sequential of numbered blocks (the longest among equals)."""
+    candidates = [
+        (name.count(".") if name else -1, -len(module), name, module)
+        for name, module in model.named_modules()
+        if isinstance(module, nn.ModuleList | nn.Sequential)
+        and len(module) > 1
+        and all(k.isdigit() for k, _ in module.named_children())
+    ]
+    if not candidates:
+        return "", None
+    _, _, name, module = min(candidates, key=lambda c: (c[0], c[1]))
+    return name, module
 
 
 def build_optimizer(

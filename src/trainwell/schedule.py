@@ -179,7 +179,9 @@ class PlateauSchedule(LRSchedule):
                 f"{sorted(metrics)}; set monitor.metric to one of them"
             )
         value = float(metrics[self.monitor])
-        if self.best is None or _improved(value, self.best, self.mode, self.threshold):
+        if not math.isnan(value) and (
+            self.best is None or _improved(value, self.best, self.mode, self.threshold)
+        ):
             self.best, self.num_bad = value, 0
             return
         self.num_bad += 1
@@ -231,8 +233,14 @@ class TorchSchedule:
             self.scheduler.step()
 
     def after_eval(self, metrics: Mapping[str, float]) -> None:
-        if self.is_plateau:
-            self.scheduler.step(float(metrics[self.monitor]))
+        if not self.is_plateau:
+            return
+        if self.monitor not in metrics:
+            raise ConfigError(
+                f"the ReduceLROnPlateau scheduler monitors {self.monitor!r} but evaluation "
+                f"produced {sorted(metrics)}; set monitor.metric to one of them"
+            )
+        self.scheduler.step(float(metrics[self.monitor]))
 
     @property
     def lr(self) -> float:

@@ -89,10 +89,12 @@ class EarlyStopping:
     @property
     def reason(self) -> str:
         t = self.tracker
-        return (
-            f"{t.monitor} has not improved for {self.num_bad} evaluations "
-            f"(best {t.best:.6g} at epoch {t.best_epoch})"
+        best = (
+            "none: every value was NaN"
+            if t.best is None
+            else f"{t.best:.6g} at epoch {t.best_epoch}"
         )
+        return f"{t.monitor} has not improved for {self.num_bad} evaluations (best {best})"
 
     def state_dict(self) -> dict[str, Any]:
         return {"tracker": self.tracker.state_dict(), "num_bad": self.num_bad}

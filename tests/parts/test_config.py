@@ -1,0 +1,236 @@
+"""Config: nested dicts, overrides, YAML/TOML files, precise errors, save round trip, model section."""
+
+from dataclasses import dataclass
+
+import pytest
+
+import trainwell as tw
+from trainwell.config import Config, OptimConfig, TrainConfig, save_config
+
+
+def test_defaults():
+    cfg = tw.build_config()
+    assert cfg == Config()
+    assert cfg.optim.lr == 1e-3 and cfg.train.precision == "fp32"
+
+
+def test_nested_dict_values():
+    cfg = tw.build_config({"train": {"max_epochs": 3}, "run": {"progress": False, "quiet": True}})
+    assert cfg.train.max_epochs == 3
+    assert cfg.run.progress is False and cfg.run.quiet is True
+    assert (
+        cfg.train.accumulate_steps == TrainConfig().accumulate_steps
+    )  # untouched keys keep defaults
+
+
+def test_overrides_are_yaml_parsed():
+    cfg = tw.build_config(
+        overrides=[
+            "optim.lr=3e-4",
+            "train.max_epochs=7",
+            "schedule.milestones=[2, 5]",
+            "optim.betas=[0.8, 0.95]",
+            "train.clip_norm=null",
+            "train.max_steps=100",
+            "run.progress=false",
+            "data.shuffle=False",
+            "optim.name=sgd",
+            "run.dir=runs/a=b",
+            "optim.weight_decay=0",
+        ]
+    )
+    assert cfg.optim.lr == 3e-4 and isinstance(cfg.optim.lr, float)
+    assert cfg.train.max_epochs == 7
+    assert cfg.schedule.milestones == (2, 5)
+    assert cfg.optim.betas == (0.8, 0.95)
+    assert cfg.train.clip_norm is None
+    assert cfg.train.max_steps == 100
+    assert cfg.run.progress is False and cfg.data.shuffle is False
+    assert cfg.optim.name == "sgd"
+    assert cfg.run.dir == "runs/a=b"
+    assert cfg.optim.weight_decay == 0.0 and isinstance(cfg.optim.weight_decay, float)
+
+
+def test_overrides_win_over_values():
+    cfg = tw.build_config({"optim": {"lr": 0.1, "eps": 1e-6}}, ["optim.lr=0.2"])
+    assert cfg.optim.lr == 0.2
+    assert cfg.optim.eps == 1e-6
+
+
+def test_base_supplies_defaults():
+    base = Config(optim=OptimConfig(lr=0.05, weight_decay=0.0))
+    cfg = tw.build_config({"optim": {"weight_decay": 0.1}}, base=base)
+    assert cfg.optim.lr == 0.05 and cfg.optim.weight_decay == 0.1
+
+
+@pytest.mark.parametrize(
+    ("override", "bad_key", "expected"),
+    [
+        ("optim.lrr=0.1", "'optim.lrr'", "optim.lr"),
+        ("trian.max_epochs=3", "'trian'", "train"),  # the unknown part is the section
+        ("train.max_epoch=3", "'train.max_epoch'", "train.max_epochs"),
+        ("schedule.warmup_step=3", "'schedule.warmup_step'", "schedule.warmup_steps"),
+    ],
+)
+def test_unknown_key_names_key_and_closest_valid_key(override, bad_key, expected):
+    with pytest.raises(tw.ConfigError) as info:
+        tw.build_config(overrides=[override])
+    message = str(info.value)
+    assert bad_key in message
+    assert f"did you mean {expected}?" in message
+
+
+def test_unknown_key_in_nested_dict():
+    with pytest.raises(tw.ConfigError, match=r"'data\.batchsize'.*data\.batch_size"):
+        tw.build_config({"data": {"batchsize": 3}})
+
+
+def test_unknown_key_without_close_match_lists_valid_keys():
+    with pytest.raises(tw.ConfigError, match="monitor.metric") as info:
+        tw.build_config(overrides=["monitor.zzzzzzzz=1"])
+    assert "monitor.zzzzzzzz" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("override", "fragment"),
+    [
+        ("train.max_epochs=ten", "train.max_epochs='ten'"),
+        ("train.max_epochs=2.5", "train.max_epochs=2.5"),
+        ("optim.lr=fast", "optim.lr='fast'"),
+        ("run.progress=maybe", "run.progress='maybe'"),
+        ("optim.betas=0.9", "optim.betas=0.9"),
+        ("optim.betas=[0.9]", "optim.betas"),
+        ("train.max_steps=many", "train.max_steps='many'"),
+        ("train.accumulate_steps=true", "train.accumulate_steps=True"),
+    ],
+)
+def test_bad_types_name_the_key(override, fragment):
+    with pytest.raises(tw.ConfigError) as info:
+        tw.build_config(overrides=[override])
+    assert fragment in str(info.value)
+
+
+def test_bad_type_in_dict_values():
+    with pytest.raises(tw.ConfigError, match=r"train\.max_epochs='ten'.*whole number"):
+        tw.build_config({"train": {"max_epochs": "ten"}})
+    with pytest.raises(tw.ConfigError, match="train"):
+        tw.build_config({"train": 3})
+
+
+def test_literal_choice_suggests_closest():
+    with pytest.raises(tw.ConfigError) as info:
+        tw.build_config(overrides=["train.precision=fp17"])
+    message = str(info.value)
+    assert "train.precision='fp17'" in message
+    assert "did you mean 'fp16'?" in message
+    with pytest.raises(tw.ConfigError, match="did you mean 'warmup_cosine'"):
+        tw.build_config(overrides=["schedule.name=warmup_cosin"])
+
+
+@pytest.mark.parametrize(
+    ("override", "fragment"),
+    [
+        ("data.batch_size=0", "data.batch_size=0 must be > 0"),
+        ("train.accumulate_steps=-1", "train.accumulate_steps=-1 must be > 0"),
+        ("data.num_workers=-1", "data.num_workers=-1 must be >= 0"),
+        ("optim.lr=0", "optim.lr=0.0 must be > 0"),
+        ("train.max_steps=0", "train.max_steps=0 must be > 0"),
+        ("schedule.warmup_ratio=1.0", "schedule.warmup_ratio=1.0"),
+        ("optim.layer_decay=1.5", "optim.layer_decay=1.5"),
+        ("train.clip_norm=-1", "train.clip_norm=-1.0 must be > 0"),
+    ],
+)
+def test_value_ranges(override, fragment):
+    with pytest.raises(tw.ConfigError) as info:
+        tw.build_config(overrides=[override])
+    assert fragment in str(info.value)
+
+
+def test_malformed_override():
+    with pytest.raises(tw.ConfigError, match="section.key=value"):
+        tw.build_config(overrides=["optim.lr"])
+
+
+def test_load_config_yaml_then_toml_then_overrides(tmp_path):
+    yaml_file = tmp_path / "a.yaml"
+    yaml_file.write_text("optim:\n  lr: 3e-4\n  weight_decay: 0.05\ntrain:\n  max_epochs: 4\n")
+    toml_file = tmp_path / "b.toml"
+    toml_file.write_text(
+        '[optim]\nlr = 1e-2\n\n[schedule]\nname = "one_cycle"\nmilestones = [1, 2]\n'
+    )
+    cfg = tw.load_config([yaml_file, toml_file], ["train.max_epochs=9"])
+    assert cfg.optim.lr == 1e-2  # the later file wins
+    assert cfg.optim.weight_decay == 0.05  # merged, not replaced section-wide
+    assert cfg.schedule.name == "one_cycle"
+    assert cfg.schedule.milestones == (1, 2)
+    assert cfg.train.max_epochs == 9  # overrides win over files
+    reversed_order = tw.load_config([toml_file, yaml_file])
+    assert reversed_order.optim.lr == 3e-4
+    assert reversed_order.train.max_epochs == 4
+
+
+def test_load_config_errors(tmp_path):
+    with pytest.raises(tw.ConfigError, match="does not exist"):
+        tw.load_config([tmp_path / "missing.yaml"])
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[optim\nlr = ")
+    with pytest.raises(tw.ConfigError, match="does not parse"):
+        tw.load_config([bad])
+    listy = tmp_path / "list.yaml"
+    listy.write_text("- 1\n- 2\n")
+    with pytest.raises(tw.ConfigError, match="mapping"):
+        tw.load_config([listy])
+    unknown = tmp_path / "unknown.yaml"
+    unknown.write_text("optim:\n  lrr: 0.1\n")
+    with pytest.raises(tw.ConfigError, match="optim.lr"):
+        tw.load_config([unknown])
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    hidden: int = 16
+    dropout: float = 0.1
+    act: str = "relu"
+
+
+def test_model_section_typed_by_recipe_dataclass():
+    cfg = tw.build_config({"model": {"hidden": 32}}, ["model.dropout=0.3"], model_type=ModelOptions)
+    assert cfg.model == ModelOptions(hidden=32, dropout=0.3)
+    with pytest.raises(tw.ConfigError, match="did you mean model.hidden"):
+        tw.build_config(overrides=["model.hiden=3"], model_type=ModelOptions)
+    with pytest.raises(tw.ConfigError, match="model.hidden='wide'"):
+        tw.build_config(overrides=["model.hidden=wide"], model_type=ModelOptions)
+    based = tw.build_config(
+        overrides=["model.act=gelu"], base=Config(model=ModelOptions(hidden=64))
+    )
+    assert based.model == ModelOptions(hidden=64, act="gelu")
+
+
+def test_save_config_round_trip(tmp_path):
+    cfg = tw.build_config(
+        {
+            "optim": {"lr": 3e-4, "betas": [0.8, 0.9], "eps": 1e-8, "layer_decay": 0.75},
+            "schedule": {"name": "multistep", "milestones": [3, 6]},
+            "train": {"max_steps": None, "clip_norm": None, "precision": "bf16"},
+            "run": {"dir": "runs/x"},
+            "model": {"hidden": 8},
+        },
+        model_type=ModelOptions,
+    )
+    path = tmp_path / "config.yaml"
+    save_config(cfg, path)
+    loaded = tw.load_config([path], model_type=ModelOptions)
+    assert loaded == cfg
+    assert loaded.fingerprint() == cfg.fingerprint()
+    assert tw.build_config(overrides=["optim.lr=0.1"]).fingerprint() != Config().fingerprint()
+
+
+def test_fit_accepts_a_plain_dict_config_and_rejects_bad_keys():
+    import torch
+
+    with pytest.raises(tw.ConfigError, match="train.max_epochs"):
+        tw.fit(
+            torch.nn.Linear(2, 2),
+            (torch.zeros(4, 2), torch.zeros(4, dtype=torch.long)),
+            config={"train": {"max_epoch": 1}},
+        )

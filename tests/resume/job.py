@@ -1,0 +1,126 @@
+"""A small deterministic training job for the resume torture tests (run as a subprocess).
+
+It trains a BatchNorm + Dropout MLP on a Dataset with random augmentations (torch, numpy and
+python RNGs), so exact resume needs the model, optimizer, scaler, data position and every
+RNG stream restored. ``--kill-at-step K`` SIGKILLs the process after optimizer step K;
+``--kill-in-save N`` SIGKILLs it halfway through writing the N-th checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+
+import numpy as np
+import torch
+from torch import nn
+from torch.utils.data import Dataset
+
+import trainwell as tw
+import trainwell.checkpoint as checkpoint_module
+
+
+class NoisyBlobs(Dataset):
+    def __init__(self, n: int = 192) -> None:
+        g = torch.Generator().manual_seed(0)
+        self.y = torch.arange(n) % 3
+        self.x = torch.randn(n, 8, generator=g) + nn.functional.one_hot(self.y, 8).float() * 2
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def __getitem__(self, i: int):
+        # Augmentations drawing from all three RNGs that workers must seed.
+        noise = torch.randn(8) * 0.1 + float(np.random.uniform(-0.05, 0.05)) + random.gauss(0, 0.01)
+        return self.x[i] + noise, self.y[i]
+
+
+class Killer(tw.Observer):
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_step_end(self, report) -> None:
+        if report.step == self.step:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def kill_in_save(nth: int) -> None:
+    """SIGKILL halfway through the bytes of the nth checkpoint write."""
+    original = checkpoint_module._HashingWriter.write
+    calls = {"saves": 0}
+    original_init = checkpoint_module._HashingWriter.__init__
+
+    def init(self, file):  # one writer per checkpoint file
+        original_init(self, file)
+        calls["saves"] += 1
+
+    def write(self, data):
+        written = original(self, data)
+        if calls["saves"] == nth and self.size > 2000:
+            self.file.flush()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return written
+
+    checkpoint_module._HashingWriter.__init__ = init
+    checkpoint_module._HashingWriter.write = write
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--run-dir", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=0)
+    parser.add_argument("--accumulate", type=int, default=1)
+    parser.add_argument("--precision", default="fp32")
+    parser.add_argument("--every-steps", type=int, default=3)
+    parser.add_argument("--async-save", action="store_true")
+    parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--kill-at-step", type=int, default=0)
+    parser.add_argument("--kill-in-save", type=int, default=0)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    if args.kill_in_save:
+        kill_in_save(args.kill_in_save)
+    config = tw.build_config(
+        {
+            "run": {
+                "dir": args.run_dir,
+                "quiet": True,
+                "deterministic": True,
+                "seed": 3,
+                "log_every": 2,
+            },
+            "data": {"batch_size": 16, "num_workers": args.workers},
+            "train": {
+                "max_epochs": args.epochs,
+                "accumulate_steps": args.accumulate,
+                "precision": args.precision,
+            },
+            "optim": {"lr": 0.01},
+            "schedule": {"name": "warmup_cosine", "warmup_steps": 3},
+            "checkpoint": {
+                "every_steps": args.every_steps,
+                "keep_last": 2,
+                "async_save": args.async_save,
+                "resume": "auto" if args.resume else None,
+            },
+        }
+    )
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Linear(8, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 3)
+    )
+    observers = [Killer(args.kill_at_step)] if args.kill_at_step else []
+    result = tw.fit(model, NoisyBlobs(), NoisyBlobs(48), config=config, observers=observers)
+    history = [{k: v for k, v in r.items() if k != "time_s"} for r in result.history]
+    optimizer_state = torch.load(result.last_checkpoint, weights_only=True)["state"]["optimizer"]
+    torch.save(
+        {"model": model.state_dict(), "optimizer": optimizer_state, "history": history}, args.out
+    )
+
+
+if __name__ == "__main__":
+    main()
