@@ -67,7 +67,7 @@ def test_base_supplies_defaults():
     ("override", "bad_key", "expected"),
     [
         ("optim.lrr=0.1", "'optim.lrr'", "optim.lr"),
-        ("trian.max_epochs=3", "'trian'", "train"),  # the unknown part is the section
+        ("trian.max_epochs=3", "'trian'", "train.max_epochs"),  # a misspelt section
         ("train.max_epoch=3", "'train.max_epoch'", "train.max_epochs"),
         ("schedule.warmup_step=3", "'schedule.warmup_step'", "schedule.warmup_steps"),
     ],
