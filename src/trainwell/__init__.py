@@ -1,65 +1,97 @@
 """trainwell: train PyTorch models the right way, fast.
 
 Parts you can use one by one inside your own loop, and `fit()`: a short reference loop
-built from them.
+built from them. Names are imported on first use, so ``trainwell doctor`` (which never needs
+torch) starts in a fraction of a second.
 """
 
-from trainwell.accumulation import Accumulation, MicroBatch
-from trainwell.checkpoint import Checkpointer, load_checkpoint, save_atomic
-from trainwell.clipping import Clipping, grad_norm
-from trainwell.config import Config, build_config, load_config
-from trainwell.data import TensorLoader, epoch_order, make_loader
-from trainwell.device import choose_device, move_to
-from trainwell.errors import CheckpointError, ConfigError, DataError, ShapeError, UserError
-from trainwell.loop import FitResult, evaluate, fit, predict
-from trainwell.metric import accuracy
-from trainwell.observe import Observer, StepReport
-from trainwell.optim import build_optimizer, param_groups
-from trainwell.precision import Precision
-from trainwell.schedule import LRSchedule, PlateauSchedule, TorchSchedule, build_schedule
-from trainwell.state import Counters, RNGState, seed_everything
-from trainwell.tracking import BestTracker, EarlyStopping
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "Accumulation",
-    "BestTracker",
-    "CheckpointError",
-    "Checkpointer",
-    "Clipping",
-    "Config",
-    "ConfigError",
-    "Counters",
-    "DataError",
-    "EarlyStopping",
-    "FitResult",
-    "LRSchedule",
-    "MicroBatch",
-    "Observer",
-    "PlateauSchedule",
-    "Precision",
-    "RNGState",
-    "ShapeError",
-    "StepReport",
-    "TensorLoader",
-    "TorchSchedule",
-    "UserError",
-    "accuracy",
-    "build_config",
-    "build_optimizer",
-    "build_schedule",
-    "choose_device",
-    "epoch_order",
-    "evaluate",
-    "fit",
-    "grad_norm",
-    "load_checkpoint",
-    "load_config",
-    "make_loader",
-    "move_to",
-    "param_groups",
-    "predict",
-    "save_atomic",
-    "seed_everything",
-]
+#: public name -> the module that defines it
+_EXPORTS = {
+    "Accumulation": "accumulation",
+    "MicroBatch": "accumulation",
+    "Checkpointer": "checkpoint",
+    "load_checkpoint": "checkpoint",
+    "load_weights": "checkpoint",
+    "export_weights": "checkpoint",
+    "save_atomic": "checkpoint",
+    "Clipping": "clipping",
+    "grad_norm": "clipping",
+    "Config": "config",
+    "build_config": "config",
+    "load_config": "config",
+    "TensorLoader": "data",
+    "epoch_order": "data",
+    "make_loader": "data",
+    "choose_device": "device",
+    "move_to": "device",
+    "CheckpointError": "errors",
+    "ConfigError": "errors",
+    "DataError": "errors",
+    "ShapeError": "errors",
+    "UserError": "errors",
+    "FitResult": "loop",
+    "evaluate": "loop",
+    "fit": "loop",
+    "predict": "loop",
+    "accuracy": "metric",
+    "Observer": "observe",
+    "StepReport": "observe",
+    "build_optimizer": "optim",
+    "param_groups": "optim",
+    "Precision": "precision",
+    "LRSchedule": "schedule",
+    "PlateauSchedule": "schedule",
+    "TorchSchedule": "schedule",
+    "build_schedule": "schedule",
+    "Counters": "state",
+    "RNGState": "state",
+    "seed_everything": "state",
+    "BestTracker": "tracking",
+    "EarlyStopping": "tracking",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'trainwell' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"trainwell.{module}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
+if TYPE_CHECKING:  # static analysers and IDEs see the real names
+    from trainwell.accumulation import Accumulation, MicroBatch
+    from trainwell.checkpoint import (
+        Checkpointer,
+        export_weights,
+        load_checkpoint,
+        load_weights,
+        save_atomic,
+    )
+    from trainwell.clipping import Clipping, grad_norm
+    from trainwell.config import Config, build_config, load_config
+    from trainwell.data import TensorLoader, epoch_order, make_loader
+    from trainwell.device import choose_device, move_to
+    from trainwell.errors import CheckpointError, ConfigError, DataError, ShapeError, UserError
+    from trainwell.loop import FitResult, evaluate, fit, predict
+    from trainwell.metric import accuracy
+    from trainwell.observe import Observer, StepReport
+    from trainwell.optim import build_optimizer, param_groups
+    from trainwell.precision import Precision
+    from trainwell.schedule import LRSchedule, PlateauSchedule, TorchSchedule, build_schedule
+    from trainwell.state import Counters, RNGState, seed_everything
+    from trainwell.tracking import BestTracker, EarlyStopping

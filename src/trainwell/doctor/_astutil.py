@@ -1,0 +1,105 @@
+"""Small helpers over the stdlib ``ast`` module: dotted names and import resolution."""
+
+from __future__ import annotations
+
+import ast
+
+# Conventional aliases used when a script forgot (or hid) its import; resolving them keeps
+# snippets such as ``F.softmax`` recognisable without guessing anything more exotic.
+DEFAULT_ALIASES = {"F": "torch.nn.functional", "nn": "torch.nn", "optim": "torch.optim"}
+
+
+def dotted(node: ast.AST | None) -> str | None:
+    """Return ``a.b.c`` for a Name/Attribute chain, else ``None``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def last_part(name: str | None) -> str:
+    """Last component of a dotted name (``""`` for ``None``)."""
+    return name.rsplit(".", 1)[-1] if name else ""
+
+
+def keyword(call: ast.Call, name: str) -> ast.expr | None:
+    """The value passed as keyword ``name`` to ``call``, if any."""
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+def has_star_kwargs(call: ast.Call) -> bool:
+    """True when the call forwards ``**kwargs`` (so any keyword may be hidden in it)."""
+    return any(kw.arg is None for kw in call.keywords)
+
+
+def argument(call: ast.Call, index: int, name: str) -> ast.expr | None:
+    """Positional argument ``index`` or keyword ``name`` of ``call``."""
+    if len(call.args) > index and not any(isinstance(a, ast.Starred) for a in call.args[:index]):
+        arg = call.args[index]
+        return None if isinstance(arg, ast.Starred) else arg
+    return keyword(call, name)
+
+
+def names_in(node: ast.AST | None) -> set[str]:
+    """All identifiers and attribute names mentioned in an expression."""
+    found: set[str] = set()
+    if node is None:
+        return found
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            found.add(sub.id)
+        elif isinstance(sub, ast.Attribute):
+            found.add(sub.attr)
+    return found
+
+
+def is_terminal(stmt: ast.stmt) -> bool:
+    """Statements after which control never reaches the next statement of the block."""
+    return isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Break))
+
+
+def block_terminates(body: list[ast.stmt]) -> bool:
+    """A block whose last statement leaves it (``continue``, ``return`` ...)."""
+    return bool(body) and is_terminal(body[-1])
+
+
+class Imports:
+    """Maps local names to canonical dotted paths from the file's import statements."""
+
+    def __init__(self, nodes: list[ast.AST]) -> None:
+        self.names: dict[str, str] = {}
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.names[alias.asname] = alias.name
+                    else:
+                        root = alias.name.split(".")[0]
+                        self.names[root] = root
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def resolve(self, node: ast.AST | None) -> str | None:
+        """Canonical dotted name of ``node`` (``F.softmax`` -> ``torch.nn.functional.softmax``)."""
+        name = dotted(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        base = self.names.get(head) or DEFAULT_ALIASES.get(head)
+        if base is None:
+            return name
+        return f"{base}.{rest}" if rest else base
+
+    def is_imported(self, node: ast.AST | None) -> bool:
+        """True when the root of the dotted name came from an import."""
+        name = dotted(node)
+        return bool(name) and name.partition(".")[0] in self.names

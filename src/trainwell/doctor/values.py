@@ -1,0 +1,234 @@
+"""Abstract values tracked per name, and the tables that recognise PyTorch objects.
+
+The analysis does not execute anything; it only needs to know *what kind of thing* a name
+holds (an optimizer, a scheduler of some class, a loss tensor ...).  Everything unknown is
+simply absent from the environment, which makes every rule fall silent.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from ._astutil import argument, dotted, keyword, last_part, names_in
+
+OPTIMIZER = "optimizer"
+SCHEDULER = "scheduler"
+SCALER = "scaler"
+MODEL = "model"
+CRITERION = "criterion"
+LOSS = "loss"
+TENSOR = "tensor"
+LOADER = "loader"
+OUTPUT = "output"  # result of calling a model: may hold .loss / .logits
+BATCH = "batch"  # a whole batch from a loader: type unknown (tuple, dict, BatchEncoding ...)
+NUMBER = "number"  # python number / detached scalar (loss.item())
+PARAMS = "params"  # model.parameters()
+
+# Flags carried by values.
+SOFTMAX = "softmax"  # probabilities
+LOG_SOFTMAX = "log_softmax"  # log-probabilities
+SCALED = "scaled"  # loss divided / multiplied by something
+UNSCALED = "unscaled"  # loss known to come straight from a criterion
+AMP = "amp"  # loss wrapped by scaler.scale(...)
+EPOCH_BASED = "epoch_based"  # scheduler configured in epochs
+PER_STEP = "per_step"  # scheduler configured in optimizer steps
+FROM_LOADER = "from_loader"  # tensor unpacked from a DataLoader batch
+
+
+@dataclass(frozen=True)
+class Value:
+    """What the analysis knows about the object bound to a name."""
+
+    kind: str
+    cls: str | None = None
+    alias: str | None = None  # models: the underlying model name; optimizers: params' model
+    flags: frozenset[str] = frozenset()
+    node: ast.AST | None = field(default=None, compare=False)
+
+    def plus(self, *flags: str) -> Value:
+        return Value(self.kind, self.cls, self.alias, self.flags | set(flags), self.node)
+
+    def minus(self, *flags: str) -> Value:
+        return Value(self.kind, self.cls, self.alias, self.flags - set(flags), self.node)
+
+    def as_kind(self, kind: str) -> Value:
+        return Value(kind, self.cls, self.alias, self.flags, self.node)
+
+
+def merge(a: Value | None, b: Value | None) -> Value | None:
+    """Join of two branches: keep only what both agree on."""
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a
+    if a.kind == b.kind and a.cls == b.cls:
+        return Value(a.kind, a.cls, a.alias if a.alias == b.alias else None, a.flags & b.flags)
+    return None
+
+
+OPTIMIZER_CLASSES = {
+    "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
+    "LBFGS", "SparseAdam", "ASGD", "Rprop", "Adafactor", "Lion", "Lamb", "LAMB", "AdamW8bit",
+    "Adam8bit", "PagedAdamW", "PagedAdamW8bit", "FusedAdam", "FusedLAMB", "Muon", "Shampoo",
+    "ZeroRedundancyOptimizer",
+}  # fmt: skip
+EPOCH_SCHEDULERS = {
+    "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
+}  # fmt: skip
+STEP_SCHEDULERS = {"OneCycleLR", "CyclicLR"}
+OTHER_SCHEDULERS = {
+    "LambdaLR", "MultiplicativeLR", "LinearLR", "ConstantLR", "PolynomialLR", "SequentialLR",
+    "ChainedScheduler", "ReduceLROnPlateau",
+}  # fmt: skip
+SCHEDULER_CLASSES = EPOCH_SCHEDULERS | STEP_SCHEDULERS | OTHER_SCHEDULERS
+WARMUP_SCHEDULE = re.compile(r"^get_\w*schedule\w*$")
+TENSOR_FACTORIES = {
+    "tensor", "randn", "rand", "zeros", "ones", "empty", "arange", "randint", "full",
+    "from_numpy", "as_tensor", "stack", "cat", "linspace", "eye", "randn_like", "rand_like",
+    "zeros_like", "ones_like", "full_like", "empty_like", "randperm", "normal",
+}  # fmt: skip
+MODEL_WRAPPERS = {
+    "DataParallel", "DistributedDataParallel", "DDP", "FSDP", "FullyShardedDataParallel",
+    "compile",
+}  # fmt: skip
+FUNCTIONAL_LOSSES = {
+    "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "ctc_loss",
+    "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss", "hinge_embedding_loss",
+    "soft_margin_loss", "multilabel_soft_margin_loss", "cosine_embedding_loss",
+    "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+}  # fmt: skip
+# Tensor methods that return a view/copy still attached to the autograd graph.
+GRAPH_PRESERVING = {
+    "mean", "sum", "float", "double", "half", "view", "reshape", "squeeze", "unsqueeze", "to",
+    "cuda", "cpu", "clone", "contiguous", "permute", "transpose", "flatten", "view_as", "abs",
+    "mul", "div", "add", "sub", "type", "t", "expand", "repeat", "masked_fill", "bfloat16",
+}  # fmt: skip
+# Methods/functions that cut the graph or turn a tensor into a Python number.
+GRAPH_CUTTING = {"item", "detach", "tolist", "numpy", "data", "detach_", "cpu_numpy"}
+# Methods of nn.Module that return the module itself.
+MODULE_SELF_METHODS = {
+    "to", "cuda", "cpu", "half", "float", "double", "bfloat16", "train", "eval",
+    "requires_grad_", "type", "to_empty", "apply", "share_memory",
+}  # fmt: skip
+
+_NAME_HEURISTICS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^(optimi[sz]er|optim|opt)(_?[a-z0-9]+)?$|optimi[sz]er$|_opt$", re.I), OPTIMIZER),
+    (re.compile(r"^(lr_)?sched(uler)?(_?[a-z0-9]+)?$|_scheduler$", re.I), SCHEDULER),
+    (re.compile(r"^(grad_|amp_)?scaler$"), SCALER),
+    (
+        re.compile(
+            r"^(model|net|network|generator|discriminator|classifier|encoder|decoder|student"
+            r"|teacher|backbone)(_?[a-z0-9]+)?$|_(model|net)$|^net[A-Z]\w*$",
+            re.I,
+        ),
+        MODEL,
+    ),
+    (
+        re.compile(r"^(criterion|loss_fn|loss_func|loss_function|lossfn)(_?\w+)?$|_criterion$"),
+        CRITERION,
+    ),
+    (re.compile(r"loader$|^dl$|_dl$"), LOADER),
+]
+
+
+def value_from_name(name: str) -> Value | None:
+    """Guess a value from a conventional variable name (used only for unbound names)."""
+    base = last_part(name)
+    if not base or base[0].isupper():
+        return None  # CapWords are classes, not instances
+    for pattern, kind in _NAME_HEURISTICS:
+        if pattern.search(base):
+            return Value(kind)
+    return None
+
+
+_EPOCH_WORD = re.compile(r"epoch", re.I)
+_STEP_WORD = re.compile(r"step|iter|batch|len|sample", re.I)
+# A LambdaLR whose lambda mentions a count of steps/iterations is a per-step schedule.
+_TOTAL_STEPS = re.compile(r"steps|iters|iterations", re.I)
+
+
+def _int_literal(node: ast.AST) -> int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    return None
+
+
+def expr_unit(node: ast.AST | None) -> str | None:
+    """Classify a schedule-length expression as counted in ``"epoch"`` or ``"step"`` units.
+
+    Literal small integers and names mentioning epochs are epochs; anything mentioning
+    steps/iterations/len(...) is steps; everything else is unknown (``None``).
+    """
+    if node is None:
+        return None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        units = {expr_unit(elt) for elt in node.elts}
+        return units.pop() if len(units) == 1 else None
+    literal = _int_literal(node)
+    if literal is not None:
+        return "epoch" if literal < 1000 else None
+    words = names_in(node)
+    if any(_STEP_WORD.search(w) for w in words):
+        return "step"
+    if words and any(_EPOCH_WORD.search(w) for w in words):
+        return "epoch"
+    return None
+
+
+def scheduler_unit_flags(cls: str, call: ast.Call, lambda_names: set[str]) -> set[str]:
+    """EPOCH_BASED / PER_STEP flags for a scheduler constructor call (empty when unsure)."""
+    if cls in EPOCH_SCHEDULERS:
+        if cls == "ExponentialLR":
+            gamma = argument(call, 1, "gamma")
+            if isinstance(gamma, ast.Constant) and isinstance(gamma.value, float):
+                return {EPOCH_BASED} if gamma.value <= 0.99 else set()
+            return set()
+        key = {
+            "StepLR": (1, "step_size"),
+            "MultiStepLR": (1, "milestones"),
+            "CosineAnnealingLR": (1, "T_max"),
+            "CosineAnnealingWarmRestarts": (1, "T_0"),
+        }[cls]
+        return {EPOCH_BASED} if expr_unit(argument(call, *key)) == "epoch" else set()
+    if cls == "OneCycleLR":
+        total = argument(call, 2, "total_steps")
+        if total is not None and expr_unit(total) == "epoch":
+            return set()
+        if total is not None or keyword(call, "steps_per_epoch") is not None:
+            return {PER_STEP}
+        return set()
+    if cls == "CyclicLR":
+        return {PER_STEP}
+    if cls == "LambdaLR" and any(_TOTAL_STEPS.search(n) for n in lambda_names):
+        return {PER_STEP}
+    return set()
+
+
+def receiver_of(call: ast.Call) -> ast.expr | None:
+    """``obj`` in ``obj.method(...)``."""
+    return call.func.value if isinstance(call.func, ast.Attribute) else None
+
+
+def method_name(call: ast.Call) -> str | None:
+    return call.func.attr if isinstance(call.func, ast.Attribute) else None
+
+
+def normalize_receiver(name: str | None) -> str | None:
+    """``model.module`` (DDP/DataParallel unwrapping) is the same model as ``model``."""
+    if name and name.endswith(".module"):
+        return name[: -len(".module")]
+    return name
+
+
+__all__ = [
+    "Value",
+    "merge",
+    "value_from_name",
+    "expr_unit",
+    "scheduler_unit_flags",
+    "dotted",
+]
