@@ -27,6 +27,11 @@ _EXPORTS = {
     "build_config": "config",
     "load_config": "config",
     "TensorLoader": "data",
+    "CachedDataset": "data",
+    "choose_num_workers": "data",
+    "pad_collate": "data",
+    "InputBoundDetector": "observe",
+    "InputBoundWarning": "observe",
     "epoch_order": "data",
     "make_loader": "data",
     "choose_device": "device",
@@ -46,6 +51,8 @@ _EXPORTS = {
     "build_optimizer": "optim",
     "param_groups": "optim",
     "Precision": "precision",
+    "GuardsConfig": "guards",
+    "watch": "guards",
     "LRSchedule": "schedule",
     "PlateauSchedule": "schedule",
     "TorchSchedule": "schedule",
@@ -57,10 +64,15 @@ _EXPORTS = {
     "EarlyStopping": "tracking",
 }
 
+#: subpackages reachable as attributes, e.g. ``tw.data.cache(...)``, ``tw.guards.watch(...)``
+_SUBPACKAGES = {"data", "guards", "doctor", "observe", "recipes"}
+
 __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"trainwell.{name}")
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'trainwell' has no attribute {name!r}")
@@ -84,12 +96,20 @@ if TYPE_CHECKING:  # static analysers and IDEs see the real names
     )
     from trainwell.clipping import Clipping, grad_norm
     from trainwell.config import Config, build_config, load_config
-    from trainwell.data import TensorLoader, epoch_order, make_loader
+    from trainwell.data import (
+        CachedDataset,
+        TensorLoader,
+        choose_num_workers,
+        epoch_order,
+        make_loader,
+        pad_collate,
+    )
     from trainwell.device import choose_device, move_to
     from trainwell.errors import CheckpointError, ConfigError, DataError, ShapeError, UserError
+    from trainwell.guards import GuardsConfig, watch
     from trainwell.loop import FitResult, evaluate, fit, predict
     from trainwell.metric import accuracy
-    from trainwell.observe import Observer, StepReport
+    from trainwell.observe import InputBoundDetector, InputBoundWarning, Observer, StepReport
     from trainwell.optim import build_optimizer, param_groups
     from trainwell.precision import Precision
     from trainwell.schedule import LRSchedule, PlateauSchedule, TorchSchedule, build_schedule

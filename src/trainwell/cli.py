@@ -242,7 +242,10 @@ def cmd_recipes(args: argparse.Namespace) -> int:
 
 def _train(config: Any, build: Any) -> int:
     from trainwell.loop import fit
+    from trainwell.state import seed_everything
 
+    # Seed before the recipe builds its model: initial weights are part of the run.
+    seed_everything(config.run.seed, config.run.deterministic)
     job = build(config)
     result = fit(
         job.model,

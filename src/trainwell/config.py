@@ -22,6 +22,7 @@ from typing import Any, Literal, Union
 import yaml
 
 from trainwell.errors import ConfigError
+from trainwell.guards.config import GuardsConfig, validate_guards
 
 Precision = Literal["fp32", "bf16", "fp16", "auto"]
 ScheduleName = Literal[
@@ -55,10 +56,14 @@ class DataConfig:
     eval_batch_size: int | None = None  # samples per validation batch; None: 4 x batch_size
     shuffle: bool = True  # reshuffle the training data every epoch (order = f(seed, epoch))
     drop_last: bool = False  # drop a short last batch (spares BatchNorm a tiny batch)
-    num_workers: int = 0  # DataLoader worker processes for Dataset inputs (0: main process)
+    num_workers: int | Literal["auto"] = (
+        0  # worker processes for Datasets (0: none; auto: measured)
+    )
     pin_memory: bool | None = None  # page-locked host batches; None: on when training on CUDA
     persistent_workers: bool = True  # keep workers alive between epochs
     prefetch_factor: int = 2  # batches each worker loads ahead
+    device_fraction: float = 0.25  # tensors move to the GPU once if they fit in this share of it
+    input_bound_threshold: float | None = 0.2  # warn when data wait exceeds this share; None: off
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,7 @@ class Config:
     monitor: MonitorConfig = field(default_factory=MonitorConfig)
     early_stop: EarlyStopConfig = field(default_factory=EarlyStopConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+    guards: GuardsConfig = field(default_factory=GuardsConfig)  # runtime guards (docs/guards.md)
     model: Any = field(default_factory=NoModelConfig)  # the recipe's own options (a dataclass)
 
     def to_dict(self) -> dict[str, Any]:
@@ -435,7 +441,6 @@ _POSITIVE = {
     "checkpoint.grace_period_s",
 }
 _NON_NEGATIVE = {
-    "data.num_workers",
     "schedule.warmup_steps",
     "optim.weight_decay",
     "early_stop.min_delta",
@@ -469,10 +474,19 @@ def validate_config(config: Config) -> Config:
         value = getattr(getattr(config, section), name)
         if value is not None and not value > 0:
             raise ConfigError(f"{key}={value!r} must be > 0")
+    workers = config.data.num_workers
+    if workers != "auto" and workers < 0:
+        raise ConfigError(f"data.num_workers={workers!r} must be >= 0, or auto")
+    if not 0.0 <= config.data.device_fraction <= 1.0:
+        raise ConfigError(f"data.device_fraction={config.data.device_fraction} must be in [0, 1]")
+    threshold = config.data.input_bound_threshold
+    if threshold is not None and not 0.0 < threshold < 1.0:
+        raise ConfigError(f"data.input_bound_threshold={threshold} must be in (0, 1), or null")
     if not 0.0 <= config.schedule.warmup_ratio < 1.0:
         raise ConfigError(f"schedule.warmup_ratio={config.schedule.warmup_ratio} must be in [0, 1)")
     if not 0.0 < config.schedule.pct_start < 1.0:
         raise ConfigError(f"schedule.pct_start={config.schedule.pct_start} must be in (0, 1)")
     if config.optim.layer_decay is not None and not 0.0 < config.optim.layer_decay <= 1.0:
         raise ConfigError(f"optim.layer_decay={config.optim.layer_decay} must be in (0, 1]")
+    validate_guards(config.guards)
     return config

@@ -8,7 +8,9 @@ needs: train mode -> zero_grad -> forward under autocast -> loss -> backward -> 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import sys
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -34,8 +36,16 @@ from trainwell.config import Config, build_config, save_config
 from trainwell.data import make_loader, start_epoch
 from trainwell.device import choose_device, move_to
 from trainwell.errors import ConfigError, DataError
+from trainwell.guards import for_fit
 from trainwell.metric import MeanAccumulator, MetricFn, resolve_metrics
-from trainwell.observe import FitInfo, MetricsLog, Observer, Progress, StepReport
+from trainwell.observe import (
+    FitInfo,
+    InputBoundDetector,
+    MetricsLog,
+    Observer,
+    Progress,
+    StepReport,
+)
 from trainwell.optim import build_optimizer
 from trainwell.precision import Precision
 from trainwell.preemption import Preemption
@@ -65,6 +75,7 @@ class FitResult:
     final: dict[str, Any] = field(default_factory=dict)
     preempted: str | None = None  # the signal that stopped the run (SIGTERM, SIGINT), if any
     saves: list[Any] = field(default_factory=list)  # one SaveRecord per checkpoint written
+    findings: list[Any] = field(default_factory=list)  # what the runtime guards found
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready summary (written to ``summary.json`` in the run directory)."""
@@ -86,6 +97,7 @@ class FitResult:
                 max((s.blocked_s for s in self.saves), default=0.0), 4
             ),
             "checkpoint_write_s_max": round(max((s.write_s for s in self.saves), default=0.0), 4),
+            "guard_findings": [f"{f.code}: {f.message}" for f in self.findings],
         }
 
     def describe(self) -> str:
@@ -187,31 +199,38 @@ def fit(
     early_stopping = EarlyStopping(cfg.monitor.metric, cfg.monitor.mode, **vars_of(cfg.early_stop))
     counters, history, meter = Counters(), History(), _Meter(device)
     checkpointer = _checkpointer(cfg)
-    # Everything that must survive a restart, under the names it is saved with.
-    state = {
-        "model": model,
-        "optimizer": optimizer,
-        "precision": precision,
-        "schedule": schedule,
-        "counters": counters,
-        "rng": RNGState(),
-        "best": best,
-        "early_stopping": early_stopping,
-        "history": history,
-        "meter": meter,
-    }
-    if cfg.checkpoint.resume:
-        restore(state, _load_resume_state(cfg, device))
-    observers = [*_default_observers(cfg), *observers]
-    _emit(
-        observers,
-        "on_fit_start",
-        _fit_info(cfg, model, counters, steps_per_epoch, max_steps, device, precision),
+    guards = for_fit(
+        model,
+        optimizer,
+        loss_fn=loss_fn,
+        schedule=schedule,
+        precision=precision,
+        accumulate_steps=cfg.train.accumulate_steps,
+        config=cfg.guards,
     )
-    started, stop_reason = time.perf_counter(), None
-    manifest = {"config": cfg.to_dict(), "config_hash": cfg.fingerprint()}
-
-    with Preemption() as preemption, checkpointer:
+    # Signals become a flag; saves in flight finish; guards' hooks go away, even on errors.
+    with Preemption() as preemption, checkpointer, contextlib.closing(guards):
+        # Everything that must survive a restart, under the names it is saved with.
+        state = {
+            "model": model,
+            "optimizer": optimizer,
+            "precision": precision,
+            "schedule": schedule,
+            "counters": counters,
+            "rng": RNGState(),
+            "best": best,
+            "early_stopping": early_stopping,
+            "history": history,
+            "meter": meter,
+            "guards": guards,
+        }
+        if cfg.checkpoint.resume:
+            restore(state, _load_resume_state(cfg, device))
+        observers = [*_default_observers(cfg), guards, *observers]
+        started, stop_reason = time.perf_counter(), None
+        manifest = {"config": cfg.to_dict(), "config_hash": cfg.fingerprint()}
+        info = _fit_info(cfg, model, counters, steps_per_epoch, max_steps, device, precision)
+        _emit(observers, "on_fit_start", info)
         while counters.epoch < max_epochs and counters.step < max_steps and stop_reason is None:
             if counters.batch_in_epoch == 0:
                 meter.start_epoch()
@@ -244,12 +263,12 @@ def fit(
                 if stepped and counters.step % cfg.run.log_every == 0:
                     report.logged = meter.read_interval(grad_norm, report.lr)
                 _emit(observers, "on_step_end", report)
-                if checkpointer.due_after_step(counters.step) or preemption.requested:
+                stop_reason = _interruption(preemption, observers)  # a signal, or a guard asking
+                if checkpointer.due_after_step(counters.step) or stop_reason:
                     checkpointer.save(state, counters, **manifest)
-                if preemption.requested or counters.step >= max_steps:
+                if stop_reason or counters.step >= max_steps:
                     break
-            if preemption.requested:
-                stop_reason = f"preempted by {preemption.requested}"
+            if stop_reason:
                 break
 
             # ── validate: eval mode + inference_mode (no dropout, no graph) ──────
@@ -276,9 +295,7 @@ def fit(
             record.update(lr=_lr(optimizer), time_s=round(meter.elapsed(), 3))
             history.records.append(record)
             _emit(observers, "on_epoch_end", record)
-            stopper = next((o for o in observers if o.should_stop), None)
-            if stopper is not None:
-                stop_reason = f"stopped by {type(stopper).__name__}: {stopper.stop_reason}"
+            stop_reason = stop_reason or _interruption(preemption, observers)
 
             # ── checkpoint (on its cadence, and always at the end) ───────────────
             if checkpointer.due_after_epoch(counters.epoch, last or stop_reason is not None):
@@ -288,7 +305,7 @@ def fit(
     result = _fit_result(
         history, best, checkpointer, counters, time.perf_counter() - started, stop_reason, cfg
     )
-    result.preempted = preemption.requested
+    result.preempted, result.findings = preemption.requested, list(guards.findings)
     _emit(observers, "on_fit_end", result)
     return result
 
@@ -512,7 +529,19 @@ def _load_resume_state(cfg: Config, device: torch.device) -> dict[str, Any]:
 
 
 #: Keys that change how a run is shown or stored, not what it computes (as do checkpoint.*).
-_PRESENTATION_KEYS = {"run.dir", "run.quiet", "run.progress", "run.log_every"}
+_PRESENTATION_KEYS = {
+    "run.dir",
+    "run.quiet",
+    "run.progress",
+    "run.log_every",
+    # per-batch seeds make the batches the same whatever the loader's machinery
+    "data.num_workers",
+    "data.pin_memory",
+    "data.persistent_workers",
+    "data.prefetch_factor",
+    "data.device_fraction",
+    "data.input_bound_threshold",
+}
 
 
 def _changed_keys(saved: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
@@ -530,6 +559,16 @@ def _changed_keys(saved: Mapping[str, Any], current: Mapping[str, Any]) -> list[
             if name not in _PRESENTATION_KEYS and section != "checkpoint" and old != value:
                 changed.append(f"{name}: {old!r} -> {value!r}")
     return changed
+
+
+def _interruption(preemption: Preemption, observers: Iterable[Observer]) -> str | None:
+    """Why the run must stop now: a signal arrived, or an observer (e.g. a guard) asked."""
+    if preemption.requested:
+        return f"preempted by {preemption.requested}"
+    stopper = next((o for o in observers if o.should_stop), None)
+    if stopper is not None:
+        return f"stopped by {type(stopper).__name__}: {stopper.stop_reason}"
+    return None
 
 
 def _limit_reached(cfg: Config, counters: Counters) -> str:
@@ -619,7 +658,7 @@ def _fit_result(
 
 def _loader(data: Any, cfg: Config, device: torch.device, *, train: bool) -> Any:
     d = cfg.data
-    return make_loader(
+    loader = make_loader(
         data,
         batch_size=d.batch_size if train else (d.eval_batch_size or 4 * d.batch_size),
         shuffle=d.shuffle and train,
@@ -630,7 +669,12 @@ def _loader(data: Any, cfg: Config, device: torch.device, *, train: bool) -> Any
         prefetch_factor=d.prefetch_factor,
         seed=cfg.run.seed,
         device=device,
+        device_fraction=d.device_fraction,
     )
+    reason = getattr(loader, "workers_reason", "")
+    if train and reason and not cfg.run.quiet:
+        print(f"data.num_workers=auto -> {loader.num_workers}: {reason}", file=sys.stderr)
+    return loader
 
 
 def _num_batches(loader: Any) -> int:
@@ -724,6 +768,8 @@ def _default_observers(cfg: Config) -> list[Observer]:
         observers.append(Progress(bar=cfg.run.progress))
     if cfg.run.dir is not None:
         observers.append(MetricsLog(cfg.run.dir))
+    if cfg.data.input_bound_threshold is not None:
+        observers.append(InputBoundDetector(cfg.data.input_bound_threshold))
     return observers
 
 

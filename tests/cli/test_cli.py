@@ -139,3 +139,25 @@ def test_help_lists_config_keys(capsys):
 def test_no_command_prints_usage_and_exits_2(capsys):
     assert main([]) == 2
     assert "usage" in capsys.readouterr().out
+
+
+def test_same_seed_same_run_and_guards_do_not_change_it(tmp_path):
+    finals = []
+    for name, extra in [("a", []), ("b", []), ("no-guards", ["--set", "guards.enabled=false"])]:
+        run_dir = tmp_path / name
+        proc = trainwell(
+            "train",
+            "--recipe",
+            "spiral",
+            "--run-dir",
+            str(run_dir),
+            "--set",
+            "train.max_epochs=3",
+            "--quiet",
+            *extra,
+        )
+        assert proc.returncode == 0, proc.stderr
+        finals.append(json.loads((run_dir / "summary.json").read_text())["final"])
+    for final in finals:
+        final.pop("time_s")
+    assert finals[0] == finals[1] == finals[2]

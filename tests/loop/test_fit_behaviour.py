@@ -273,3 +273,12 @@ def test_model_is_moved_before_the_optimizer_is_built():
     assert {id(p) for p in model.parameters()} == before
     assert result.steps == 4
     assert copy.deepcopy(model) is not None
+
+
+def test_guards_observe_without_changing_the_weights():
+    x, y = blobs()
+    watched, unwatched = model_fn(), model_fn()
+    tw.fit(watched, (x, y), (x, y), config=cfg(guards={"every": 1}))
+    tw.fit(unwatched, (x, y), (x, y), config=cfg(guards={"enabled": False}))
+    for a, b in zip(watched.parameters(), unwatched.parameters()):
+        assert torch.equal(a, b)

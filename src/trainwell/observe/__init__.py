@@ -6,7 +6,16 @@ The loop calls a handful of moments: ``on_fit_start``, ``on_step_end``, ``on_eva
 """
 
 from trainwell.observe.base import FitInfo, Observer, StepReport
+from trainwell.observe.input_bound import InputBoundDetector, InputBoundWarning
 from trainwell.observe.log import MetricsLog
 from trainwell.observe.progress import Progress
 
-__all__ = ["FitInfo", "MetricsLog", "Observer", "Progress", "StepReport"]
+__all__ = [
+    "FitInfo",
+    "InputBoundDetector",
+    "InputBoundWarning",
+    "MetricsLog",
+    "Observer",
+    "Progress",
+    "StepReport",
+]

@@ -1,0 +1,136 @@
+"""The cost of the runtime guards on the default recipe (digits CNN), with their defaults.
+
+Two pairs, each run interleaved (round-robin) on the same model, data and seed:
+
+* a hand-written loop with and without ``trainwell.guards.watch()`` around it;
+* ``trainwell.fit()`` with and without the guards' observer (``for_fit``), until fit() wires
+  them itself (then: ``guards.enabled=true`` vs ``false``).
+
+Each pair is reported as the guarded run's speed relative to the unguarded one, from median
+wall times; the target is >= 0.97 (<= 3% overhead).
+
+    python benchmarks/guards.py [--epochs 5] [--repeats 9] [--threads 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import statistics
+
+import torch
+from _harness import interleaved, report
+from torch import nn
+
+import trainwell as tw
+from trainwell.data import epoch_order
+from trainwell.guards import GuardsConfig, for_fit, watch
+from trainwell.recipes.digits import DigitsCNN, load_digits_tensors
+
+BATCH, LR, WD = 64, 3e-3, 0.01
+
+
+def hand_loop(train, val, epochs: int, *, guarded: bool) -> None:
+    """The usual loop (zero_grad, forward, backward, clip, step, validate), optionally watched."""
+    torch.manual_seed(0)
+    model = DigitsCNN()
+    optimizer = tw.build_optimizer(model, lr=LR, weight_decay=WD)
+    criterion = nn.CrossEntropyLoss()
+    (x, y), (xv, yv) = train, val
+    guards = watch(model, optimizer, loss_fn=criterion) if guarded else contextlib.nullcontext()
+    with guards:
+        for epoch in range(epochs):
+            model.train()
+            order = epoch_order(len(x), 0, epoch)
+            for i in range(0, len(x), BATCH):
+                index = order[i : i + BATCH]
+                optimizer.zero_grad(set_to_none=True)
+                loss = criterion(model(x[index]), y[index])
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                optimizer.step()
+            model.eval()
+            with torch.inference_mode():
+                criterion(model(xv), yv).item()
+    if guarded:
+        assert not guards.findings, guards.findings  # a healthy loop: the guards stay silent
+
+
+def fit_run(train, val, epochs: int, *, guarded: bool) -> None:
+    torch.manual_seed(0)
+    model = DigitsCNN()
+    config = tw.build_config(
+        {
+            "run": {"quiet": True, "log_every": 50},
+            "data": {"batch_size": BATCH},
+            "train": {"max_epochs": epochs, "clip_norm": 1.0},
+            "optim": {"lr": LR, "weight_decay": WD},
+            "monitor": {"metric": "val_accuracy", "mode": "max"},
+        }
+    )
+    optimizer = tw.build_optimizer(model, config.optim)
+    loss = nn.CrossEntropyLoss()
+    observers = []
+    if guarded:
+        observers.append(
+            for_fit(
+                model,
+                optimizer,
+                loss_fn=loss,
+                schedule=None,
+                precision=tw.Precision("fp32"),
+                accumulate_steps=1,
+                config=GuardsConfig(),
+            )
+        )
+    tw.fit(
+        model,
+        train,
+        val,
+        loss=loss,
+        config=config,
+        metrics=["accuracy"],
+        optimizer=optimizer,
+        observers=observers,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)  # 1 thread: steadier ratios on a busy machine
+    train, val = load_digits_tensors(0.2, seed=0)
+    steps = args.epochs * math.ceil(len(train[0]) / BATCH)
+    print(
+        f"digits CNN, batch {BATCH}, {args.epochs} epochs = {steps} steps per run, "
+        f"{args.repeats} interleaved repeats, torch {torch.__version__}, "
+        f"{torch.get_num_threads()} threads"
+    )
+    times = interleaved(
+        {
+            "hand loop": lambda: hand_loop(train, val, args.epochs, guarded=False),
+            "hand loop + watch()": lambda: hand_loop(train, val, args.epochs, guarded=True),
+            "fit()": lambda: fit_run(train, val, args.epochs, guarded=False),
+            "fit() + guards": lambda: fit_run(train, val, args.epochs, guarded=True),
+        },
+        repeats=args.repeats,
+    )
+    report(times, "hand loop", unit_count=steps, unit="steps")
+    for plain, guarded in (("hand loop", "hand loop + watch()"), ("fit()", "fit() + guards")):
+        base, with_guards = statistics.median(times[plain]), statistics.median(times[guarded])
+        ratio = base / with_guards
+        per_step_us = (with_guards - base) / steps * 1e6
+        verdict = "ok" if ratio >= 0.97 else "OVER BUDGET"
+        print(
+            f"{guarded}: speed {ratio:.3f}x of {plain}, {per_step_us:+.0f} us/step "
+            f"({verdict}, target >= 0.97)"
+        )
+
+
+if __name__ == "__main__":
+    main()

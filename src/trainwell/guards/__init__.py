@@ -1,0 +1,63 @@
+"""Runtime guards: catch the silent training bugs while they happen.
+
+`watch()` wraps a hand-written loop with PyTorch hooks; `for_fit()` runs the same guards inside
+`trainwell.fit()` as an observer. Each bug family is one module here; each finding names the bug,
+where it was seen, why it matters and the fix, and is warned once as a `GuardWarning`.
+
+Names are imported on first use: ``trainwell.guards.config`` (the config section) loads without
+torch, so the config tree can include it at no start-up cost.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: public name -> the module that defines it
+_EXPORTS = {
+    "GuardsConfig": "config",
+    "validate_guards": "config",
+    "Finding": "finding",
+    "GuardError": "finding",
+    "GuardWarning": "finding",
+    "NonFiniteError": "finding",
+    "FitGuards": "fit",
+    "for_fit": "fit",
+    "GUARDS": "watcher",
+    "Watch": "watcher",
+    "watch": "watcher",
+}
+
+__all__ = [
+    "GUARDS",
+    "FitGuards",
+    "Finding",
+    "GuardError",
+    "GuardWarning",
+    "GuardsConfig",
+    "NonFiniteError",
+    "Watch",
+    "for_fit",
+    "validate_guards",
+    "watch",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'trainwell.guards' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"trainwell.guards.{module}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
+if TYPE_CHECKING:  # static analysers and IDEs see the real names
+    from trainwell.guards.config import GuardsConfig, validate_guards
+    from trainwell.guards.finding import Finding, GuardError, GuardWarning, NonFiniteError
+    from trainwell.guards.fit import FitGuards, for_fit
+    from trainwell.guards.watcher import GUARDS, Watch, watch

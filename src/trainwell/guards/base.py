@@ -1,0 +1,231 @@
+"""What every guard shares: the run's context (counters, parameters, cadence) and the `Guard` base.
+
+The watch turns PyTorch hooks into a handful of moments (forward, backward start, step pre/post,
+skipped step, host read, close) and calls only the moments a guard overrides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import torch
+from torch import nn
+
+from trainwell.guards.config import GuardsConfig
+from trainwell.guards.finding import Finding, GuardError, Reporter, user_source
+
+# Layers whose behaviour depends on train/eval mode.
+MODE_SENSITIVE = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
+
+
+class ForwardRecord:
+    """One forward of the watched model that built a graph; lives as long as that graph does."""
+
+    __slots__ = ("step", "training", "backwarded", "__weakref__")
+
+    def __init__(self, step: int, training: bool) -> None:
+        self.step = step  # optimizer steps done when the forward ran
+        self.training = training  # model.training during the forward
+        self.backwarded = False  # a backward pass reached the output
+
+
+class Context:
+    """The facts all guards read: model, optimizer, counters, the sampled parameters, cadence."""
+
+    def __init__(
+        self,
+        model: nn.Module,
+        optimizer: torch.optim.Optimizer,
+        config: GuardsConfig,
+        *,
+        loss_fn: Any = None,
+        scheduler: Any = None,
+        scaler: torch.amp.GradScaler | None = None,
+        accumulate_steps: int = 1,
+        steps_per_epoch: int | None = None,
+        in_fit: bool = False,
+    ) -> None:
+        self.model = model
+        self.optimizer = optimizer
+        self.config = config
+        self.loss_fn = loss_fn
+        self.scheduler = scheduler
+        self.scaler = scaler if scaler is not None and scaler.is_enabled() else None
+        self.accumulate_steps = accumulate_steps
+        self.steps_per_epoch = steps_per_epoch
+        self.in_fit = in_fit
+        self.reporter = Reporter(config.on_finding)
+        self.module_names = {m: name or type(model).__name__ for name, m in model.named_modules()}
+        named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+        self.param_names = [n for n, _ in named]
+        self.params = [p for _, p in named]
+        # A few parameters the optimizer updates, checked on the host each step (cheap).
+        owned = optimizer_param_ids(optimizer)
+        updated = [i for i, p in enumerate(self.params) if id(p) in owned]
+        self.sample = [updated[j] for j in _spread(len(updated), 8)]
+        self.sensitive = [m for m in model.modules() if isinstance(m, MODE_SENSITIVE)]
+        self.steps = 0  # optimizer steps seen
+        self.backwards = 0  # backward passes since the last step (or skipped step)
+        self.last_window_skipped = False  # the scaler skipped the last step
+        self.due = True  # this step runs the sampled checks (every `config.every` steps)
+        self.stop_reason: str | None = None  # set by a guard that asks fit() to stop
+        self._norms: tuple[list[int], torch.Tensor | None] | None = None
+        self.handles: list[Any] = []  # hook handles removed on close
+
+    # ------------------------------------------------------------------ cadence and stats
+
+    def begin_step(self) -> None:
+        """Called before each optimizer step: sets the cadence and clears per-step caches."""
+        self.due = self.steps % self.config.every == 0
+        self._norms = None
+
+    def grad_norms(self) -> tuple[list[int], torch.Tensor | None]:
+        """Indices of parameters holding a gradient and their norms (one device tensor, cached)."""
+        if self._norms is None:
+            index, grads = [], []
+            for i, p in enumerate(self.params):
+                if p.grad is not None:
+                    index.append(i)
+                    grads.append(p.grad)
+            self._norms = (index, _norms(grads) if grads else None)
+        return self._norms
+
+    # ------------------------------------------------------------------ reporting
+
+    def report(
+        self,
+        code: str,
+        *,
+        name: str,
+        message: str,
+        where: str,
+        why: str,
+        fix: str,
+        switch: str,
+        step: int | None = None,
+        raise_as: type[GuardError] | None = None,
+    ) -> None:
+        """Report a finding once per (code, where); the user's source line is found here."""
+        if self.reporter.seen(code, where):
+            return
+        finding = Finding(
+            code=code,
+            name=name,
+            message=message,
+            where=where,
+            step=self.steps if step is None else step,
+            source=user_source(),
+            why=why,
+            fix=fix,
+            switch=switch,
+        )
+        self.reporter.report(finding, raise_as=raise_as)
+
+    def name_of(self, module: nn.Module) -> str:
+        return self.module_names.get(module, type(module).__name__)
+
+    def layer_of(self, index: int) -> str:
+        """The module name owning trainable parameter ``index`` (its name without the leaf)."""
+        name = self.param_names[index]
+        return name.rpartition(".")[0] or name
+
+
+class Guard:
+    """One bug family's detector. Override the moments you need; ``switch`` names its on/off."""
+
+    switch = ""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def attach(self) -> None:
+        """At watch start: static checks, and hooks of the guard's own (into ``ctx.handles``)."""
+
+    def on_forward(
+        self, args: tuple, output: Any, record: ForwardRecord | None, grad_enabled: bool
+    ) -> None:
+        """After a forward of the watched model (``record`` when it built a graph)."""
+
+    def on_backward(self, record: ForwardRecord) -> None:
+        """A backward pass reached the model's output: parameter gradients are not yet added."""
+
+    def on_step_pre(self) -> None:
+        """Right before ``optimizer.step()`` updates the weights."""
+
+    def on_step_post(self) -> None:
+        """Right after an optimizer step (``ctx.steps`` already counts it)."""
+
+    def on_skip(self) -> None:
+        """GradScaler skipped a step (inf/NaN gradients): the window ended without an update."""
+
+    def on_read(self) -> None:
+        """The host read at the guard cadence: turn device-side flags into findings."""
+
+    def close(self) -> None:
+        """At watch end: release anything the guard holds."""
+
+
+def optimizer_param_ids(optimizer: torch.optim.Optimizer) -> set[int]:
+    return {id(p) for group in optimizer.param_groups for p in group["params"]}
+
+
+def overrides(guard: Guard, moment: str) -> bool:
+    return getattr(type(guard), moment) is not getattr(Guard, moment)
+
+
+def first_grad_tensor(value: Any, depth: int = 0) -> torch.Tensor | None:
+    """The first tensor that requires grad in a model output (tensor, tuple, list, dict)."""
+    if isinstance(value, torch.Tensor):
+        return value if value.requires_grad else None
+    if depth > 2:
+        return None
+    items: Iterator[Any] | None = None
+    if isinstance(value, list | tuple):
+        items = iter(value)
+    elif isinstance(value, Mapping):
+        items = iter(value.values())
+    for item in items or ():
+        found = first_grad_tensor(item, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def first_tensor(value: Any, depth: int = 0) -> torch.Tensor | None:
+    """The first tensor in forward arguments (tensor, tuple, list, dict)."""
+    if isinstance(value, torch.Tensor):
+        return value
+    if depth > 2:
+        return None
+    items = value.values() if isinstance(value, Mapping) else value
+    if isinstance(value, list | tuple | Mapping):
+        for item in items:
+            found = first_tensor(item, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _norms(grads: list[torch.Tensor]) -> torch.Tensor:
+    try:
+        norms = torch._foreach_norm(grads)
+        return torch.stack(norms) if len({n.dtype for n in norms}) == 1 else _as_float(norms)
+    except (RuntimeError, NotImplementedError):  # sparse or mixed-device gradients
+        dense = [g.coalesce()._values() if g.is_sparse else g for g in grads]
+        device = dense[0].device
+        return torch.stack([torch.linalg.vector_norm(g.float()).to(device) for g in dense])
+
+
+def _as_float(norms: list[torch.Tensor] | tuple[torch.Tensor, ...]) -> torch.Tensor:
+    return torch.stack([n.float() for n in norms])
+
+
+def _spread(count: int, most: int) -> list[int]:
+    """Up to ``most`` indices spread evenly over ``range(count)`` (first and last included)."""
+    if count <= most:
+        return list(range(count))
+    return sorted({round(i * (count - 1) / (most - 1)) for i in range(most)})
+
+
+Hook = Callable[..., Any]

@@ -1,0 +1,52 @@
+"""The guards' config section: one switch per guard, the non-finite policy, cadence, thresholds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from trainwell.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class GuardsConfig:
+    enabled: bool = True  # run the runtime guards in fit() and watch(); False installs no hooks
+    on_finding: Literal["warn", "error"] = "warn"  # warn once per bug and place, or raise
+    every: int = 50  # optimizer steps between the guards' host reads and sampled checks
+    zero_grad: bool = True  # gradients not zeroed after a step, or zeroed before the step used them
+    lr_schedule: bool = True  # LR scheduler stepped on the wrong interval or without a step
+    clipping: bool = True  # clipping before backward, after step, or of fp16-scaled gradients
+    loss_input: bool = True  # probabilities/log-probabilities fed to the wrong classification loss
+    train_mode: bool = True  # training in eval mode, or validating in train mode
+    eval_graph: bool = True  # a forward in eval mode that builds an autograd graph nobody uses
+    retained_graph: bool = True  # graphs of past steps kept alive (e.g. losses.append(loss))
+    retained_steps: int = 3  # optimizer steps after which a training graph still alive is reported
+    optimizer_params: bool = True  # parameters the optimizer does not update, or stale copies
+    nonfinite_check: bool = True  # look for inf/NaN gradients on the device every step
+    nonfinite: Literal["warn", "skip_step", "stop"] = "stop"  # on inf/NaN grads (fp32/bf16)
+    skip_exact: bool = False  # skip_step: exact skip via a host read (1 sync per step)
+    max_consecutive_skips: int = 15  # stop after this many skipped steps in a row
+    batchnorm_batch: bool = True  # BatchNorm in training fed a tiny batch
+    min_batchnorm_batch: int = 8  # batches smaller than this make BatchNorm statistics noise
+    grad_norms: bool = True  # per-layer gradient norms that vanish or explode against their history
+    vanish_ratio: float = 1e-3  # a layer's norm below this x its running mean is vanishing
+    explode_ratio: float = 100.0  # a layer's norm above this x its running mean is exploding
+    grad_norm_warmup: int = 5  # readings of a layer before its running mean is trusted
+    grad_norm_decay: float = 0.8  # EMA decay of the per-layer log-norm, per reading
+    duplicate_batches: bool = True  # consecutive training batches with identical content
+    loss_input_rows: int = 8  # rows of a loss input checked for softmax/log-softmax
+    epoch_horizon_max: int = 1000  # scheduler horizons up to this count epochs, beyond count steps
+
+
+def validate_guards(config: GuardsConfig) -> GuardsConfig:
+    """Reject values that type-check but cannot work (the main config validator can call this)."""
+    for name in ("every", "retained_steps", "max_consecutive_skips", "min_batchnorm_batch"):
+        if getattr(config, name) < 1:
+            raise ConfigError(f"guards.{name}={getattr(config, name)!r} must be >= 1")
+    if not 0.0 < config.vanish_ratio < 1.0:
+        raise ConfigError(f"guards.vanish_ratio={config.vanish_ratio} must be in (0, 1)")
+    if not config.explode_ratio > 1.0:
+        raise ConfigError(f"guards.explode_ratio={config.explode_ratio} must be > 1")
+    if not 0.0 <= config.grad_norm_decay < 1.0:
+        raise ConfigError(f"guards.grad_norm_decay={config.grad_norm_decay} must be in [0, 1)")
+    return config

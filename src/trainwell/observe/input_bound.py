@@ -1,0 +1,134 @@
+"""Tell the user when the input pipeline, not the model, limits training speed.
+
+The loop already measures how long each batch took to arrive and, every ``run.log_every``
+steps, reports the share of wall time spent waiting (``report.logged["data_wait"]``). This
+observer reads only that value (no extra host syncs), skips the first interval (worker
+start-up and first-touch costs belong there), and warns once when the wait stays above the
+threshold for ``patience`` consecutive intervals.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from trainwell.observe.base import FitInfo, Observer, StepReport
+
+
+class InputBoundWarning(UserWarning):
+    """Training spends a large share of its time waiting for the next batch."""
+
+
+@dataclass
+class InputBoundFinding:
+    """The numbers behind an `InputBoundWarning`."""
+
+    wait_share: float  # share of wall time spent waiting for data (mean of the intervals)
+    fetch_s: float  # seconds per micro-batch waiting for data
+    compute_s: float  # seconds per micro-batch doing everything else
+    intervals: int  # consecutive log intervals above the threshold
+    message: str
+
+
+class InputBoundDetector(Observer):
+    """Warn once (`InputBoundWarning`) when waiting for data exceeds ``threshold`` of the time.
+
+    ``threshold``: share of wall time spent waiting for batches above which the run counts as
+    input-bound. ``patience``: consecutive log intervals that must exceed it (one slow interval
+    is noise: a checkpoint, a page-cache miss). ``skip``: log intervals ignored at the start
+    (and after a resume), where worker start-up inflates the wait. ``clock``: injectable for
+    tests. The finding is also kept in ``self.finding``.
+    """
+
+    def __init__(
+        self,
+        threshold: float = 0.2,
+        *,
+        patience: int = 2,
+        skip: int = 1,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"threshold must be in (0, 1), got {threshold}")
+        self.threshold, self.patience, self.skip = threshold, max(1, patience), skip
+        self.clock = clock
+        self.finding: InputBoundFinding | None = None
+        self.num_workers: Any = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self._interval_started: float | None = None
+        self._intervals_seen = 0
+        self._batches = 0
+        self._last_batch_in_epoch = 0
+        self._streak: list[tuple[float, float, int]] = []  # (wait share, seconds, batches)
+
+    def on_fit_start(self, info: FitInfo) -> None:
+        self._reset()
+        self._interval_started = self.clock()
+        self.num_workers = info.config.get("data", {}).get("num_workers")
+
+    def on_step_end(self, report: StepReport) -> None:
+        if self.finding is not None:
+            return
+        self._count_batches(report.batch_in_epoch)
+        if report.logged is None or "data_wait" not in report.logged:
+            return
+        now = self.clock()
+        started = self._interval_started if self._interval_started is not None else now
+        elapsed, batches = now - started, self._batches
+        self._interval_started, self._batches = now, 0
+        self._intervals_seen += 1
+        if self._intervals_seen <= self.skip or batches == 0:
+            return
+        wait = float(report.logged["data_wait"])
+        if wait <= self.threshold:
+            self._streak.clear()
+            return
+        self._streak.append((wait, elapsed, batches))
+        if len(self._streak) >= self.patience:
+            self.finding = self._finding()
+            warnings.warn(self.finding.message, InputBoundWarning, stacklevel=2)
+
+    def _count_batches(self, batch_in_epoch: int) -> None:
+        # batch_in_epoch counts micro-batches and restarts at each epoch.
+        if batch_in_epoch >= self._last_batch_in_epoch:
+            self._batches += batch_in_epoch - self._last_batch_in_epoch
+        else:
+            self._batches += batch_in_epoch
+        self._last_batch_in_epoch = batch_in_epoch
+
+    def _finding(self) -> InputBoundFinding:
+        seconds = sum(s for _, s, _ in self._streak)
+        batches = sum(b for _, _, b in self._streak)
+        wait = sum(w * s for w, s, _ in self._streak) / max(seconds, 1e-12)
+        per_batch = seconds / batches
+        fetch_s, compute_s = wait * per_batch, (1 - wait) * per_batch
+        message = (
+            f"{wait:.0%} of training time is spent waiting for data "
+            f"({_ms(fetch_s)}/batch fetch vs {_ms(compute_s)} compute, over the last "
+            f"{len(self._streak)} log intervals): the input pipeline, not the model, limits "
+            f"speed. Try: {self._advice()}"
+        )
+        return InputBoundFinding(wait, fetch_s, compute_s, len(self._streak), message)
+
+    def _advice(self) -> str:
+        if self.num_workers in (0, None):
+            workers = "worker processes (data.num_workers=auto, or a count)"
+        elif self.num_workers == "auto":
+            workers = "more workers than auto chose (set data.num_workers)"
+        else:
+            workers = f"more workers (data.num_workers is {self.num_workers})"
+        return (
+            f"{workers}; caching the deterministic preprocessing once with "
+            "trainwell.data.cache(dataset, path) and augmenting after; the in-memory fast path "
+            "(pass tensors (X, y), or a Dataset with __getitems__/get_batch that reads a whole "
+            "batch at once)"
+        )
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"

@@ -1,0 +1,225 @@
+"""The guards in fit(): healthy recipes stay silent; the observer reports, and asks to stop.
+
+fit() does not create the guards yet, so these pass `for_fit(...)` as an observer to the real
+fit(), and drive it from a small loop that calls the parts in fit()'s order.
+"""
+
+import dataclasses
+import io
+
+import pytest
+import torch
+from tests.guards.conftest import Net, batches, codes
+from torch import nn
+
+import trainwell as tw
+from trainwell.accumulation import Accumulation
+from trainwell.clipping import Clipping
+from trainwell.guards import GuardsConfig, for_fit, watch
+from trainwell.guards.grad_norm import GradNormGuard
+from trainwell.observe import FitInfo, StepReport
+from trainwell.recipes import load_recipe
+from trainwell.schedule import TorchSchedule, warmup_cosine
+
+
+def _recipe(name, epochs):
+    mod = load_recipe(name)
+    cfg = dataclasses.replace(
+        mod.CONFIG,
+        run=dataclasses.replace(mod.CONFIG.run, quiet=True, log_every=10),
+        train=dataclasses.replace(mod.CONFIG.train, max_epochs=epochs),
+    )
+    return mod.build(cfg), cfg
+
+
+@pytest.mark.parametrize("name", ["digits", "spiral"])
+def test_healthy_recipe_in_a_hand_loop_under_watch_is_silent(name):
+    job, cfg = _recipe(name, epochs=3)
+    model, (x, y), (xv, yv) = job.model, job.train_data, job.val_data
+    opt = tw.build_optimizer(model, cfg.optim)
+    batch, steps_per_epoch = cfg.data.batch_size, -(-len(x) // cfg.data.batch_size)
+    total = 3 * steps_per_epoch
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: warmup_cosine(s, total_steps=total, warmup_steps=5)
+    )
+    crit = job.loss
+    with watch(
+        model, opt, loss_fn=crit, scheduler=sched, steps_per_epoch=steps_per_epoch, every=5
+    ) as guards:
+        for epoch in range(3):
+            model.train()
+            order = torch.randperm(len(x), generator=torch.Generator().manual_seed(epoch))
+            for i in range(0, len(x), batch):
+                index = order[i : i + batch]
+                opt.zero_grad(set_to_none=True)
+                loss = crit(model(x[index]), y[index])
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                opt.step()
+                sched.step()
+            model.eval()
+            with torch.inference_mode():
+                crit(model(xv), yv).item()
+    assert guards.findings == []
+
+
+@pytest.mark.parametrize("name", ["digits", "spiral"])
+def test_healthy_recipe_under_fit_is_silent_and_unhooked_after(name):
+    job, cfg = _recipe(name, epochs=2)
+    cfg = dataclasses.replace(cfg, guards=GuardsConfig(every=5))  # fit's built-in guards
+    opt = tw.build_optimizer(job.model, cfg.optim)
+    result = tw.fit(
+        job.model,
+        job.train_data,
+        job.val_data,
+        loss=job.loss,
+        config=cfg,
+        metrics=job.metrics,
+        optimizer=opt,
+    )
+    assert result.epochs == 2 and result.findings == []
+    assert not job.model._forward_hooks and not opt._optimizer_step_pre_hooks
+
+
+def test_fit_reports_a_planted_bug_and_a_mis_declared_scheduler():
+    class SoftmaxNet(Net):
+        def forward(self, x):
+            return super().forward(x).softmax(1)  # planted: softmax before CrossEntropyLoss
+
+    model = SoftmaxNet()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    schedule = TorchSchedule(torch.optim.lr_scheduler.OneCycleLR(opt, 0.1, total_steps=20))
+    x, y = torch.randn(64, 4), torch.randint(0, 3, (64,))
+    cfg = {"run": {"quiet": True}, "train": {"max_epochs": 2}, "data": {"batch_size": 16}}
+    with pytest.warns(Warning):
+        result = tw.fit(
+            model,
+            (x, y),
+            loss=nn.CrossEntropyLoss(),
+            config=cfg,
+            optimizer=opt,
+            schedule=schedule,
+        )
+    assert codes(result) == ["scheduler-per-epoch", "softmax-into-cross-entropy"]
+    assert "TorchSchedule(scheduler, interval='step')" in result.findings[0].fix
+
+
+class _Poison(Net):
+    def __init__(self, bad_from):
+        super().__init__()
+        self.bad_from, self.calls = bad_from, 0
+
+    def forward(self, x):
+        self.calls += 1
+        out = super().forward(x)
+        return out * float("nan") if self.calls > self.bad_from else out
+
+
+def _fit_order(model, precision, *, config, accumulate=2, windows=12):
+    """fit()'s calls, in fit()'s order, around the observer."""
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    crit = nn.CrossEntropyLoss()
+    observer = for_fit(
+        model,
+        opt,
+        loss_fn=crit,
+        schedule=None,
+        precision=precision,
+        accumulate_steps=accumulate,
+        config=config,
+    )
+    observer.on_fit_start(FitInfo(1, windows, windows, 0, 0, "cpu", precision.mode, 0, None))
+    clipping, step, ended = Clipping(1.0), 0, 0
+    for window in Accumulation(accumulate).windows(batches(windows * accumulate)):
+        opt.zero_grad(set_to_none=True)
+        for micro in window:
+            with precision.autocast():
+                loss = crit(model(micro.batch[0]), micro.batch[1])
+            precision.backward(micro.weigh(loss))
+        precision.unscale_(opt)
+        norm = clipping(list(model.parameters()))
+        stepped = precision.step(opt)
+        step += stepped
+        observer.on_step_end(StepReport(step, 1, 0, loss.detach(), norm, 0.1, stepped, 16, 0.0))
+        ended += 1
+        if observer.should_stop:
+            break
+    observer.close()
+    return observer, ended
+
+
+def test_fit_observer_asks_to_stop_on_nonfinite_gradients():
+    observer, ended = _fit_order(
+        _Poison(bad_from=6), tw.Precision("fp32"), config=GuardsConfig(every=4)
+    )
+    assert codes(observer) == ["nonfinite-grad"]
+    assert observer.should_stop and "non-finite" in observer.stop_reason
+    assert ended == 5  # window 4 went bad (micro-batch 7); read at the sampled step 4
+
+
+def test_fit_observer_with_fp16_stops_after_consecutive_scaler_skips():
+    observer, ended = _fit_order(
+        _Poison(bad_from=4),
+        tw.Precision("fp16", "cpu"),
+        config=GuardsConfig(max_consecutive_skips=4),
+    )
+    assert codes(observer) == ["nonfinite-skips"]
+    assert observer.should_stop and ended == 6  # 2 good windows, then 4 skipped
+
+
+def test_fit_observer_healthy_order_is_silent():
+    observer, ended = _fit_order(
+        Net(batchnorm=True, dropout=True), tw.Precision("bf16", "cpu"), config=GuardsConfig(every=2)
+    )
+    assert observer.findings == [] and not observer.should_stop and ended == 12
+
+
+def test_for_fit_disabled_is_a_plain_observer():
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    observer = for_fit(
+        model,
+        opt,
+        loss_fn=None,
+        schedule=None,
+        precision=None,
+        accumulate_steps=1,
+        config=GuardsConfig(enabled=False),
+    )
+    assert not model._forward_hooks and observer.findings == []
+    observer.close()
+
+
+def test_fit_guards_state_round_trips_for_resume():
+    def run(state=None):
+        model = Net()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        observer = for_fit(
+            model,
+            opt,
+            loss_fn=nn.CrossEntropyLoss(),
+            schedule=None,
+            precision=tw.Precision("fp32"),
+            accumulate_steps=1,
+            config=GuardsConfig(every=1),
+        )
+        if state is not None:
+            observer.load_state_dict(state)
+        for x, y in batches(3):
+            x.requires_grad_(False)
+            nn.functional.cross_entropy(model(x), y).backward()  # planted: never zeroed
+            opt.step()
+        observer.close()
+        return observer
+
+    first = run()
+    state = first.state_dict()
+    assert codes(first) == ["grad-not-zeroed"] and state["grad_norm_ema"]
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    buffer.seek(0)
+    state = torch.load(buffer, weights_only=True)  # plain values only: safe to load
+    resumed = run(state)
+    assert resumed.findings == []  # already reported before the restart
+    readings = resumed.watch.guard(GradNormGuard).readings
+    assert readings == {k: v + 3 for k, v in state["grad_norm_readings"].items()}

@@ -1,0 +1,122 @@
+"""watch() itself: hooks in and out, dedup, policies, config."""
+
+import dataclasses
+
+import pytest
+import torch
+import torch.nn.functional as F
+from tests.guards.conftest import Net, batches, codes
+from torch import nn
+
+from trainwell.errors import ConfigError
+from trainwell.guards import GuardError, GuardsConfig, GuardWarning, validate_guards, watch
+
+
+def _stale_loop(model, opt, steps=5):
+    crit = nn.CrossEntropyLoss()
+    for x, y in batches(steps):
+        crit(model(x), y).backward()  # no zero_grad: the planted bug
+        opt.step()
+
+
+def test_hooks_and_wrappers_are_removed_on_exit():
+    model = Net(batchnorm=True)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 3)
+    clip, ce = torch.nn.utils.clip_grad_norm_, F.cross_entropy
+    with watch(model, opt, loss_fn=nn.CrossEntropyLoss(), scheduler=sched):
+        assert model._forward_hooks and opt._optimizer_step_pre_hooks
+        assert torch.nn.utils.clip_grad_norm_ is not clip and F.cross_entropy is not ce
+        assert "step" in sched.__dict__
+    assert not model._forward_hooks and not model.net[1]._forward_pre_hooks
+    assert not opt._optimizer_step_pre_hooks and not opt._optimizer_step_post_hooks
+    assert (
+        torch.nn.utils.clip_grad_norm_ is clip and torch.nn.utils.clip_grad.clip_grad_norm_ is clip
+    )
+    assert F.cross_entropy is ce
+    assert "step" not in sched.__dict__
+    assert all(not p._post_accumulate_grad_hooks for p in model.parameters())
+
+
+def test_nested_watches_restore_wrappers_only_when_the_last_closes():
+    clip = torch.nn.utils.clip_grad_norm_
+    a, b = Net(), Net()
+    with watch(a, torch.optim.SGD(a.parameters(), lr=0.1)):
+        inner = watch(b, torch.optim.SGD(b.parameters(), lr=0.1))
+        inner.close()
+        assert torch.nn.utils.clip_grad_norm_ is not clip
+    assert torch.nn.utils.clip_grad_norm_ is clip
+
+
+def test_a_finding_warns_once_per_kind_and_place_with_the_user_line():
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.warns(GuardWarning) as record, watch(model, opt) as guards:
+        _stale_loop(model, opt, steps=6)
+    assert codes(guards) == ["grad-not-zeroed"]
+    assert len([w for w in record if isinstance(w.message, GuardWarning)]) == 1
+    finding = guards.findings[0]
+    assert finding.step == 1 and finding.where == "Net"
+    assert finding.source is not None and finding.source.split(":")[0].endswith("test_watch.py")
+    assert record[0].filename.endswith("test_watch.py")
+    assert "zero_grad" in finding.fix and "guards.zero_grad=false" in str(finding)
+
+
+def test_policy_error_raises_at_the_bug():
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(GuardError) as info, watch(model, opt, on_finding="error"):
+        _stale_loop(model, opt)
+    assert info.value.finding.code == "grad-not-zeroed"
+
+
+def test_a_switched_off_guard_stays_silent():
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with watch(model, opt, zero_grad=False) as guards:
+        _stale_loop(model, opt)
+    assert guards.findings == []
+
+
+def test_disabled_installs_nothing():
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with watch(model, opt, enabled=False) as guards:
+        assert not model._forward_hooks and not opt._optimizer_step_pre_hooks
+        _stale_loop(model, opt)
+    assert guards.findings == []
+
+
+def test_config_fields_all_have_defaults_and_comments():
+    import inspect
+
+    source = inspect.getsource(GuardsConfig)
+    for f in dataclasses.fields(GuardsConfig):
+        assert f.default is not dataclasses.MISSING
+        line = next(line for line in source.splitlines() if line.strip().startswith(f"{f.name}:"))
+        assert "#" in line, f.name
+    assert GuardsConfig().nonfinite == "stop"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        GuardsConfig().every = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "field,value", [("every", 0), ("vanish_ratio", 2.0), ("explode_ratio", 1.0)]
+)
+def test_config_values_that_cannot_work_are_rejected(field, value):
+    with pytest.raises(ConfigError, match=f"guards.{field}"):
+        validate_guards(GuardsConfig(**{field: value}))
+
+
+def test_public_names_and_a_torch_free_config_import():
+    import subprocess
+    import sys
+
+    import trainwell.guards as guards
+
+    assert sorted(guards.__all__) == sorted(guards._EXPORTS)
+    assert all(getattr(guards, name) is not None for name in guards.__all__)
+    assert callable(guards.watch)  # the function, not a submodule of the same name
+    code = "import sys, trainwell.guards.config; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
