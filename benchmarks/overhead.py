@@ -27,9 +27,10 @@ from trainwell.schedule import warmup_cosine
 BATCH, LR, WD = 64, 3e-3, 0.01
 
 
-def config(epochs: int) -> tw.Config:
+def config(epochs: int, guards: bool = True) -> tw.Config:
     return tw.build_config(
         {
+            "guards": {"enabled": guards},
             "run": {"quiet": True, "log_every": 50},
             "data": {"batch_size": BATCH},
             "train": {"max_epochs": epochs, "clip_norm": 1.0},
@@ -40,9 +41,9 @@ def config(epochs: int) -> tw.Config:
     )
 
 
-def run_fit(train, val, epochs: int) -> None:
+def run_fit(train, val, epochs: int, guards: bool = True) -> None:
     torch.manual_seed(0)
-    tw.fit(DigitsCNN(), train, val, config=config(epochs), metrics=["accuracy"])
+    tw.fit(DigitsCNN(), train, val, config=config(epochs, guards), metrics=["accuracy"])
 
 
 def run_hand_loop(train, val, epochs: int) -> None:
@@ -114,7 +115,8 @@ def main() -> None:
     times = interleaved(
         {
             "hand loop (same choices)": lambda: run_hand_loop(train, val, args.epochs),
-            "trainwell.fit": lambda: run_fit(train, val, args.epochs),
+            "trainwell.fit (guards on)": lambda: run_fit(train, val, args.epochs),
+            "trainwell.fit (guards off)": lambda: run_fit(train, val, args.epochs, guards=False),
             "typical hand loop": lambda: run_typical_loop(train, val, args.epochs),
         },
         repeats=args.repeats,

@@ -1,4 +1,8 @@
-"""Gradient clipping, always after backward (and after unscaling) and before the step."""
+"""Gradient clipping, always after backward (and after unscaling) and before the step.
+
+`Clipping` computes each gradient's norm once and keeps them: the global norm is logged, and
+the runtime guards read the per-parameter norms to find inf/NaN without a second pass.
+"""
 
 from __future__ import annotations
 
@@ -7,36 +11,61 @@ from collections.abc import Iterable
 import torch
 
 
+def param_norms(grads: list[torch.Tensor], norm_type: float = 2.0) -> torch.Tensor:
+    """Each gradient's norm, stacked into one device tensor (one foreach kernel where possible)."""
+    if len({(g.device, g.dtype) for g in grads}) == 1 and not grads[0].is_sparse:
+        norms = torch._foreach_norm(grads, norm_type)
+    else:  # mixed devices or dtypes: one norm at a time, gathered as float32
+        norms = [torch.linalg.vector_norm(g.float(), norm_type) for g in grads]
+    first = grads[0].device
+    return torch.stack([n.to(first) for n in norms])
+
+
 def grad_norm(parameters: Iterable[torch.Tensor], norm_type: float = 2.0) -> torch.Tensor:
     """The global norm of all gradients, as a device tensor (no host sync)."""
     grads = [p.grad for p in parameters if p.grad is not None]
     if not grads:
         return torch.zeros(())
-    norms = torch._foreach_norm(grads, norm_type) if hasattr(torch, "_foreach_norm") else None
-    if norms is None:  # pragma: no cover - very old torch
-        norms = [torch.linalg.vector_norm(g, norm_type) for g in grads]
-    return torch.linalg.vector_norm(torch.stack([n.to(grads[0].device) for n in norms]), norm_type)
+    return torch.linalg.vector_norm(param_norms(grads, norm_type), norm_type)
 
 
 class Clipping:
     """Clip by global norm and/or by value; returns the pre-clip global norm for logging.
 
-    ``max_norm=None`` and ``max_value=None`` only measure the norm.
+    ``max_norm=None`` and ``max_value=None`` only measure the norm. The arithmetic is that of
+    ``torch.nn.utils.clip_grad_norm_`` (same kernels, same order), so results are identical.
+    After each call, ``last_norms`` holds ``(parameters with a gradient, their pre-clip norms)``.
     """
 
     def __init__(self, max_norm: float | None = 1.0, max_value: float | None = None) -> None:
         self.max_norm = max_norm
         self.max_value = max_value
+        self.last_norms: tuple[list[torch.Tensor], torch.Tensor] | None = None
 
     def __call__(self, parameters: Iterable[torch.Tensor]) -> torch.Tensor:
         params = [p for p in parameters if p.grad is not None]
+        if not params:
+            self.last_norms = None
+            return torch.zeros(())
+        grads = [p.grad for p in params]
+        norms = param_norms(grads)  # before any clipping: what logging and guards must see
+        total = torch.linalg.vector_norm(norms, 2.0)
+        self.last_norms = (params, norms)
         if self.max_value is not None:
-            pre_clip = grad_norm(params)  # measured before value clipping changes the gradients
             torch.nn.utils.clip_grad_value_(params, self.max_value)
-            if self.max_norm is not None:
-                torch.nn.utils.clip_grad_norm_(params, self.max_norm)
-            return pre_clip
+            if self.max_norm is not None:  # re-measure: value clipping changed the gradients
+                total_after = torch.linalg.vector_norm(param_norms(grads), 2.0)
+                self._scale(grads, total_after)
+            return total
         if self.max_norm is not None:
-            # No error_if_nonfinite: it would sync with the host on every step.
-            return torch.nn.utils.clip_grad_norm_(params, self.max_norm)
-        return grad_norm(params)
+            self._scale(grads, total)
+        return total
+
+    def _scale(self, grads: list[torch.Tensor], total: torch.Tensor) -> None:
+        # No error_if_nonfinite and no branch on the value: either would sync with the host.
+        coef = torch.clamp(self.max_norm / (total + 1e-6), max=1.0)
+        if len({(g.device, g.dtype) for g in grads}) == 1:
+            torch._foreach_mul_(grads, coef.to(grads[0].device))
+        else:
+            for g in grads:
+                g.mul_(coef.to(g.device, g.dtype))

@@ -207,6 +207,7 @@ def fit(
         precision=precision,
         accumulate_steps=cfg.train.accumulate_steps,
         config=cfg.guards,
+        clipping=clipping,
     )
     # Signals become a flag; saves in flight finish; guards' hooks go away, even on errors.
     with Preemption() as preemption, checkpointer, contextlib.closing(guards):

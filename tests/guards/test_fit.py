@@ -223,3 +223,33 @@ def test_fit_guards_state_round_trips_for_resume():
     assert resumed.findings == []  # already reported before the restart
     readings = resumed.watch.guard(GradNormGuard).readings
     assert readings == {k: v + 3 for k, v in state["grad_norm_readings"].items()}
+
+
+def test_real_fit_stops_on_nan_gradients_and_keeps_the_last_good_checkpoint(tmp_path):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
+    state = {"calls": 0}
+
+    def poison(grad):  # from the 10th backward on, layer 0's weight gradient is NaN
+        state["calls"] += 1
+        return grad * float("nan") if state["calls"] >= 10 else grad
+
+    model[0].weight.register_hook(poison)
+    x, y = torch.randn(64, 4), torch.randint(0, 3, (64,))
+    cfg = {
+        "run": {"quiet": True, "dir": str(tmp_path)},
+        "data": {"batch_size": 16},
+        "train": {"max_epochs": 10},
+        "guards": {"every": 4},
+    }
+    with pytest.warns(Warning, match="nonfinite-grad"):
+        result = tw.fit(model, (x, y), config=cfg)
+    assert [f.code for f in result.findings] == ["nonfinite-grad"]
+    assert "0" in result.findings[0].where  # names the module whose gradient went bad
+    assert 10 <= result.steps <= 10 + 4  # step 10 went bad; the guard reads every 4 steps
+    assert (
+        result.stop_reason.startswith("stopped by FitGuards") and "non-finite" in result.stop_reason
+    )
+    newest = tw.load_checkpoint(tmp_path / "checkpoints" / "last.pt")
+    assert newest["manifest"]["step"] == 8  # epoch 2's checkpoint; later weights hold NaN
+    assert all(torch.isfinite(t).all() for t in newest["state"]["model"].values())

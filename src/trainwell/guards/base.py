@@ -71,6 +71,9 @@ class Context:
         self.due = True  # this step runs the sampled checks (every `config.every` steps)
         self.stop_reason: str | None = None  # set by a guard that asks fit() to stop
         self._norms: tuple[list[int], torch.Tensor | None] | None = None
+        # fit() hands over the norms its clipping just computed, so they are not computed twice.
+        self.norm_source: Callable[[], tuple[list[torch.Tensor], torch.Tensor] | None] | None = None
+        self._position = {id(p): i for i, p in enumerate(self.params)}
         self.handles: list[Any] = []  # hook handles removed on close
 
     # ------------------------------------------------------------------ cadence and stats
@@ -82,6 +85,10 @@ class Context:
 
     def grad_norms(self) -> tuple[list[int], torch.Tensor | None]:
         """Indices of parameters holding a gradient and their norms (one device tensor, cached)."""
+        if self._norms is None and self.norm_source is not None:
+            known = self.norm_source()
+            if known is not None and all(id(p) in self._position for p in known[0]):
+                self._norms = ([self._position[id(p)] for p in known[0]], known[1])
         if self._norms is None:
             index, grads = [], []
             for i, p in enumerate(self.params):

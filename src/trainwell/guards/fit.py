@@ -108,6 +108,7 @@ def for_fit(
     precision: Any,
     accumulate_steps: int,
     config: GuardsConfig,
+    clipping: Any = None,
 ) -> Observer:
     """The guards as an `Observer` for `fit()`; call its ``close()`` when the run ends.
 
@@ -129,4 +130,6 @@ def for_fit(
         config=config,
         in_fit=True,
     )
+    if clipping is not None:  # reuse the per-parameter norms fit's clipping computed
+        watch.ctx.norm_source = lambda: clipping.last_norms
     return FitGuards(watch, interval)
