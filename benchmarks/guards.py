@@ -3,8 +3,7 @@
 Two pairs, each run interleaved (round-robin) on the same model, data and seed:
 
 * a hand-written loop with and without ``trainwell.guards.watch()`` around it;
-* ``trainwell.fit()`` with and without the guards' observer (``for_fit``), until fit() wires
-  them itself (then: ``guards.enabled=true`` vs ``false``).
+* ``trainwell.fit()`` with ``guards.enabled=true`` (the default) vs ``false``.
 
 Each pair is reported as the guarded run's speed relative to the unguarded one, from median
 wall times; the target is >= 0.97 (<= 3% overhead).
@@ -25,7 +24,7 @@ from torch import nn
 
 import trainwell as tw
 from trainwell.data import epoch_order
-from trainwell.guards import GuardsConfig, for_fit, watch
+from trainwell.guards import watch
 from trainwell.recipes.digits import DigitsCNN, load_digits_tensors
 
 BATCH, LR, WD = 64, 3e-3, 0.01
@@ -59,7 +58,6 @@ def hand_loop(train, val, epochs: int, *, guarded: bool) -> None:
 
 def fit_run(train, val, epochs: int, *, guarded: bool) -> None:
     torch.manual_seed(0)
-    model = DigitsCNN()
     config = tw.build_config(
         {
             "run": {"quiet": True, "log_every": 50},
@@ -67,33 +65,11 @@ def fit_run(train, val, epochs: int, *, guarded: bool) -> None:
             "train": {"max_epochs": epochs, "clip_norm": 1.0},
             "optim": {"lr": LR, "weight_decay": WD},
             "monitor": {"metric": "val_accuracy", "mode": "max"},
+            "guards": {"enabled": guarded},
         }
     )
-    optimizer = tw.build_optimizer(model, config.optim)
-    loss = nn.CrossEntropyLoss()
-    observers = []
-    if guarded:
-        observers.append(
-            for_fit(
-                model,
-                optimizer,
-                loss_fn=loss,
-                schedule=None,
-                precision=tw.Precision("fp32"),
-                accumulate_steps=1,
-                config=GuardsConfig(),
-            )
-        )
-    tw.fit(
-        model,
-        train,
-        val,
-        loss=loss,
-        config=config,
-        metrics=["accuracy"],
-        optimizer=optimizer,
-        observers=observers,
-    )
+    result = tw.fit(DigitsCNN(), train, val, config=config, metrics=["accuracy"])
+    assert not result.findings, result.findings  # a healthy run: the guards stay silent
 
 
 def main() -> None:

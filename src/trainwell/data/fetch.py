@@ -52,7 +52,7 @@ class BatchSeededDataset(Dataset):
     """Wraps a map-style dataset: seeds python, numpy and torch before fetching each batch.
 
     In a worker process the worker's streams are simply reseeded. In the main process
-    (``num_workers=0``) the training streams are saved and restored around the fetch, so
+    (``num_workers=0``) torch's training stream is saved and restored around the fetch, so
     loading data never shifts the model's dropout or initialisation randomness.
 
     With ``use_get_batch`` a dataset's ``get_batch(indices)`` (a batch already collated, e.g.
@@ -77,7 +77,7 @@ class BatchSeededDataset(Dataset):
         if torch.utils.data.get_worker_info() is not None:
             seed_worker(seed)
             return self._fetch(indices)
-        with PreservedRNG():
+        with PreservedTorchRNG():
             seed_worker(seed)
             return self._fetch(indices)
 
@@ -88,6 +88,22 @@ class BatchSeededDataset(Dataset):
         if getitems is not None:
             return getitems(list(indices))
         return [self.dataset[i] for i in indices]
+
+
+class PreservedTorchRNG:
+    """Save torch's CPU random state on entry and restore it on exit (about 1 us).
+
+    Used around each batch's fetch in the main process: the model's dropout stream must not
+    shift with data loading. Python's and numpy's global streams are left as the batch's seed
+    made them: a pure function of (seed, epoch, batch), so runs stay reproducible and resume
+    stays exact, without the ~60 us per batch that saving numpy's state would cost.
+    """
+
+    def __enter__(self) -> None:
+        self.state = torch.get_rng_state()
+
+    def __exit__(self, *exc: object) -> None:
+        torch.set_rng_state(self.state)
 
 
 class PreservedRNG:
