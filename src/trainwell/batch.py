@@ -121,6 +121,44 @@ def check_class_targets(prediction: torch.Tensor, targets: torch.Tensor, loss_fn
         )
 
 
+#: Losses that compare prediction and target element by element: their shapes must match,
+#: or PyTorch broadcasts them (a silent, wrong loss, with only a UserWarning).
+ELEMENTWISE_LOSSES: tuple[type, ...] = (
+    nn.MSELoss,
+    nn.L1Loss,
+    nn.SmoothL1Loss,
+    nn.HuberLoss,
+    nn.BCELoss,
+    nn.BCEWithLogitsLoss,
+)
+ELEMENTWISE_FUNCTIONS = {
+    torch.nn.functional.mse_loss,
+    torch.nn.functional.l1_loss,
+    torch.nn.functional.smooth_l1_loss,
+    torch.nn.functional.huber_loss,
+    torch.nn.functional.binary_cross_entropy,
+    torch.nn.functional.binary_cross_entropy_with_logits,
+}
+
+
+def check_elementwise_shapes(prediction: Any, targets: Any, loss_fn: Any) -> None:
+    """Once, before training: element-wise losses need prediction and targets of one shape."""
+    elementwise = isinstance(loss_fn, ELEMENTWISE_LOSSES) or loss_fn in ELEMENTWISE_FUNCTIONS
+    if not (
+        elementwise and isinstance(prediction, torch.Tensor) and isinstance(targets, torch.Tensor)
+    ):
+        return
+    if prediction.shape != targets.shape:
+        hint = ""
+        if prediction.dim() == targets.dim() + 1 and prediction.shape[-1] == 1:
+            hint = " (squeeze the model's last dimension, or give targets shape (N, 1))"
+        raise ShapeError(
+            f"the loss {_name(loss_fn)} compares element by element, but the model output is "
+            f"{tuple(prediction.shape)} and the targets {tuple(targets.shape)}: PyTorch would "
+            f"broadcast them into a wrong loss{hint}"
+        )
+
+
 def _is_class_index_loss(loss_fn: Any) -> bool:
     if isinstance(loss_fn, nn.CrossEntropyLoss | nn.NLLLoss):
         return True

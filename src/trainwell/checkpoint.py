@@ -102,6 +102,17 @@ def write_json_atomic(data: Mapping[str, Any], path: Path) -> None:
     _fsync_dir(path.parent)
 
 
+def write_text_atomic(text: str, path: str | Path) -> None:
+    """Write a small text file through a temporary file, fsync and rename."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
 def _json_safe(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(k): _json_safe(v) for k, v in value.items()}
@@ -250,6 +261,8 @@ def find_checkpoint(resume: str | Path, run_dir: str | Path | None = None) -> Pa
         raise CheckpointError(
             f"resume path {path} does not exist; pass a checkpoint file or run directory"
         )
+    if path.with_suffix(".json").is_file():  # a file with a manifest must match it
+        verify(path)
     return path
 
 
@@ -267,15 +280,34 @@ def _newest_reporting(directory: Path) -> Path:
 # --------------------------------------------------------------------------- state
 
 
+def _wrapper_types() -> tuple[type, ...]:
+    """Module types that only wrap the user's model: compile, DDP, DataParallel, FSDP (1)."""
+    types: list[type] = [nn.DataParallel, nn.parallel.DistributedDataParallel]
+    try:
+        from torch._dynamo.eval_frame import OptimizedModule
+
+        types.append(OptimizedModule)
+    except ImportError:  # pragma: no cover - torch without dynamo
+        pass
+    try:
+        from torch.distributed.fsdp import FullyShardedDataParallel
+
+        types.append(FullyShardedDataParallel)
+    except ImportError:  # pragma: no cover - torch built without distributed
+        pass
+    return tuple(types)
+
+
 def unwrap_model(model: nn.Module) -> nn.Module:
-    """The user's module inside ``torch.compile`` (``_orig_mod``) and DDP/FSDP (``module``) wrappers."""
-    while True:
-        inner = getattr(model, "_orig_mod", None) or (
-            model.module if isinstance(getattr(model, "module", None), nn.Module) else None
-        )
-        if inner is None:
-            return model
-        model = inner
+    """The user's module inside ``torch.compile``, DDP, DataParallel and FSDP wrappers.
+
+    Decided by the wrapper's type, never by attribute names: a user's own submodule that
+    happens to be called ``module`` is part of the model.
+    """
+    wrappers = _wrapper_types()
+    while isinstance(model, wrappers):
+        model = getattr(model, "_orig_mod", None) or model.module
+    return model
 
 
 def state_of(parts: Mapping[str, Stateful | None]) -> dict[str, Any]:
@@ -458,6 +490,7 @@ class Checkpointer:
     def _write(self, payload: dict[str, Any], record: SaveRecord) -> None:
         started = time.perf_counter()
         with self._lock:
+            self._drop_abandoned_future(record.step)
             sha256, size = save_atomic(payload, record.path)
             record.write_s = time.perf_counter() - started
             sidecar = {
@@ -480,6 +513,14 @@ class Checkpointer:
                 CheckpointWarning,
                 stacklevel=2,
             )
+
+    def _drop_abandoned_future(self, step: int) -> None:
+        """Delete checkpoints of later steps: they belong to a timeline this run resumed away
+        from (it restarted from an older checkpoint), and must never be resumed from again."""
+        for path in list_checkpoints(self.directory):
+            if _step_of(path) > step:
+                path.unlink(missing_ok=True)
+                path.with_suffix(".json").unlink(missing_ok=True)
 
     def _update_best(self, record: SaveRecord) -> None:
         ranked = self._ranked_by_metric()
@@ -531,6 +572,10 @@ class Checkpointer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _step_of(path: Path) -> int:
+    return int(path.stem[len(PREFIX) :])
 
 
 def _remove_stale_temp_files(directory: Path) -> None:
@@ -590,7 +635,7 @@ def load_weights(
     shapes named. Compile/DDP prefixes (``_orig_mod.``, ``module.``) are stripped.
     """
     target = unwrap_model(model)
-    weights = {_strip_prefixes(k): v for k, v in read_weights(source, map_location).items()}
+    weights = _strip_wrapper_prefixes(read_weights(source, map_location))
     own = target.state_dict()
     mismatched = [
         f"{k}: checkpoint {tuple(v.shape)} vs model {tuple(own[k].shape)}"
@@ -613,11 +658,12 @@ def load_weights(
     return report
 
 
-def _strip_prefixes(key: str) -> str:
+def _strip_wrapper_prefixes(weights: dict[str, Any]) -> dict[str, Any]:
+    """Drop ``_orig_mod.``/``module.`` that a wrapper put before *every* key (older checkpoints)."""
     for prefix in ("_orig_mod.", "module."):
-        while key.startswith(prefix):
-            key = key[len(prefix) :]
-    return key
+        while weights and all(k.startswith(prefix) for k in weights):
+            weights = {k[len(prefix) :]: v for k, v in weights.items()}
+    return weights
 
 
 def export_weights(source: str | Path, out: str | Path, *, fmt: str = "safetensors") -> Path:

@@ -172,9 +172,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    import torch
-
-    from trainwell.checkpoint import load_checkpoint
+    from trainwell.checkpoint import load_checkpoint, load_weights
     from trainwell.config import load_config
     from trainwell.loop import evaluate
 
@@ -187,7 +185,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     config = load_config([config_file], base=base)
     job = build(config)
     payload = load_checkpoint(run_dir / "checkpoints" / f"{args.checkpoint}.pt")
-    job.model.load_state_dict(payload["state"]["model"])
+    load_weights(job.model, payload["state"]["model"])
     if job.val_data is None:
         raise UserError(f"recipe {recipe_name!r} has no validation data to evaluate on")
     metrics = evaluate(
@@ -208,7 +206,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
             indent=2,
         )
     )
-    del torch
     return 0
 
 

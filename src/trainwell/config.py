@@ -241,7 +241,9 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
 
 def save_config(config: Config, path: str | Path) -> None:
     """Write the resolved config as YAML."""
-    Path(path).write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
+    from trainwell.checkpoint import write_text_atomic  # a kill mid-write must not lose the config
+
+    write_text_atomic(yaml.safe_dump(config.to_dict(), sort_keys=False), path)
 
 
 def config_help(config: Config | None = None) -> str:

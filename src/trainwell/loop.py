@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import sys
 import time
 import warnings
@@ -26,6 +27,7 @@ from trainwell.batch import (
     batch_size_of,
     call_model,
     check_class_targets,
+    check_elementwise_shapes,
     compute_loss,
     logits_of,
     split_batch,
@@ -150,6 +152,7 @@ class SupervisedStep:
         if not self.checked:
             if isinstance(targets, torch.Tensor):
                 check_class_targets(logits_of(output), targets, self.loss_fn)
+                check_elementwise_shapes(logits_of(output), targets, self.loss_fn)
             self.checked = True
         return compute_loss(self.loss_fn, output, targets)
 
@@ -188,9 +191,11 @@ def fit(
     train_loader = _loader(train_data, cfg, device, train=True)
     validate = _validator(model, val_data, cfg, device, precision, loss_fn, step_fn, metrics)
     accumulation = Accumulation(cfg.train.accumulate_steps, cfg.train.weight_by)
-    steps_per_epoch = accumulation.steps_per_epoch(_num_batches(train_loader))
+    batches_per_epoch = _num_batches(train_loader)
+    steps_per_epoch = accumulation.steps_per_epoch(batches_per_epoch)
     max_epochs = cfg.train.max_epochs
-    max_steps = cfg.train.max_steps or max_epochs * steps_per_epoch
+    # Whichever limit comes first is the run's length, and so the schedule's.
+    max_steps = min(cfg.train.max_steps or math.inf, max_epochs * steps_per_epoch)
     optimizer = optimizer or build_optimizer(model, cfg.optim)
     schedule = _as_schedule(schedule, optimizer, cfg, steps_per_epoch, max_steps)
     clipping = Clipping(cfg.train.clip_norm, cfg.train.clip_value)
@@ -241,6 +246,7 @@ def fit(
             batches = start_epoch(
                 train_loader, counters.epoch, counters.batch_in_epoch
             )  # O(1) resume
+            whole = True  # the epoch ran to the end of its batches
             for window in accumulation.windows(meter.timed(batches)):
                 optimizer.zero_grad(set_to_none=True)  # gradients add up across backward() calls
                 window_loss = torch.zeros((), device=device)
@@ -252,15 +258,14 @@ def fit(
                     window_loss += weighted.detach()  # detached: keeps no graph alive
                 precision.unscale_(optimizer)  # clip the true gradients, not fp16-scaled ones
                 grad_norm = clipping(trainable)
+                lr = _lr(optimizer)  # the LR this update uses (the schedule moves it next)
                 stepped = precision.step(optimizer)  # False when GradScaler skipped inf/NaN
                 if stepped:
                     counters.step += 1
                     schedule.after_step(counters.step)  # advances only on real steps
 
                 # ── report: facts stay on the device; host sync every log_every steps ──
-                report = meter.report(
-                    window, window_loss, grad_norm, counters, optimizer, precision
-                )
+                report = meter.report(window, window_loss, grad_norm, counters, lr, precision)
                 if stepped and counters.step % cfg.run.log_every == 0:
                     report.logged = meter.read_interval(grad_norm, report.lr)
                 _emit(observers, "on_step_end", report)
@@ -268,32 +273,32 @@ def fit(
                 if checkpointer.due_after_step(counters.step) or stop_reason:
                     checkpointer.save(state, counters, **manifest)
                 if stop_reason or counters.step >= max_steps:
+                    whole = counters.batch_in_epoch >= batches_per_epoch  # max_steps mid-epoch?
                     break
             if stop_reason:
                 break
 
             # ── validate: eval mode + inference_mode (no dropout, no graph) ──────
-            counters.epoch, counters.batch_in_epoch = counters.epoch + 1, 0
-            record = {
-                "epoch": counters.epoch,
-                "step": counters.step,
-                "train_loss": meter.epoch_loss(),
-            }
+            if whole:
+                counters.epoch, counters.batch_in_epoch = counters.epoch + 1, 0
+            epoch = counters.epoch if whole else counters.epoch + 1  # 1-based, as users count
+            record = {"epoch": epoch, "step": counters.step, "train_loss": meter.epoch_loss()}
+            if not whole:
+                record["partial"] = True  # resuming continues this epoch where it stopped
             last = counters.epoch >= max_epochs or counters.step >= max_steps
-            evaluated = validate is not None and (
-                counters.epoch % cfg.train.eval_every == 0 or last
-            )
+            evaluated = validate is not None and (epoch % cfg.train.eval_every == 0 or last)
             if evaluated:
                 record.update(validate())
-                _emit(observers, "on_eval_end", record, step=counters.step, epoch=counters.epoch)
+                _emit(observers, "on_eval_end", record, step=counters.step, epoch=epoch)
                 schedule.after_eval(record)  # only a plateau schedule reads the metric
             record["best"] = False
             if evaluated or cfg.monitor.metric in record:  # raises if the metric is missing
-                record["best"] = best.update(record, step=counters.step, epoch=counters.epoch)
-                if early_stopping.update(record, step=counters.step, epoch=counters.epoch):
+                record["best"] = best.update(record, step=counters.step, epoch=epoch)
+                if early_stopping.update(record, step=counters.step, epoch=epoch):
                     stop_reason = f"stopped early: {early_stopping.reason}"
-            schedule.after_epoch(counters.epoch)
-            record.update(lr=_lr(optimizer), time_s=round(meter.elapsed(), 3))
+            if whole:
+                schedule.after_epoch(counters.epoch)
+            record.update(lr=meter.last_lr, time_s=round(meter.elapsed(), 3))
             history.records.append(record)
             _emit(observers, "on_epoch_end", record)
             stop_reason = stop_reason or _interruption(preemption, observers)
@@ -330,6 +335,7 @@ def evaluate(
     device and read once at the end.
     """
     device = choose_device(device) if device is not None else _model_device(model)
+    model.to(device)
     loader = make_loader(data, batch_size=batch_size, shuffle=False, device=device)
     loss_fn = loss or nn.CrossEntropyLoss()
     return _evaluate(
@@ -381,6 +387,7 @@ def predict(
     ``data`` may hold inputs only (a tensor) or ``(inputs, targets)`` batches.
     """
     device = choose_device(device) if device is not None else _model_device(model)
+    model.to(device)
     loader = make_loader(data, batch_size=batch_size, shuffle=False, device=device)
     policy = Precision(precision, device)
     outputs = []
@@ -415,11 +422,14 @@ class _Meter:
         self.device = device
         self.interval_loss = torch.zeros((), device=device)
         self.interval_windows = self.interval_samples = 0
+        # Log intervals span epoch boundaries: their clock and data-wait total never reset.
+        self.interval_started = time.perf_counter()
+        self.wait_s = self.last_wait_s = self.interval_wait_s = 0.0
+        self.last_lr = float("nan")
         self.start_epoch()
 
     def start_epoch(self) -> None:
-        self.started = self.interval_started = time.perf_counter()
-        self.wait_s = self.last_wait_s = self.interval_wait_s = 0.0
+        self.started = time.perf_counter()
         self.loss_sum = torch.zeros((), device=self.device)
         self.windows = 0
 
@@ -438,7 +448,8 @@ class _Meter:
         self.interval_loss = state["interval_loss"].to(self.device)
         self.windows = state["windows"]
         self.interval_windows = state["interval_windows"]
-        self.interval_samples = state["interval_samples"]
+        # Throughput is measured afresh: the clock of the run that saved this is gone.
+        self.interval_samples, self.interval_started = 0, time.perf_counter()
 
     def timed(self, loader: Iterable[Any]) -> Iterator[Any]:
         """Batches of ``loader`` moved to the device, timing how long each took to arrive."""
@@ -460,7 +471,7 @@ class _Meter:
         loss: torch.Tensor,
         grad_norm: torch.Tensor,
         counters: Counters,
-        optimizer: torch.optim.Optimizer,
+        lr: float,
         precision: Precision,
     ) -> StepReport:
         samples = sum(batch_size_of(m.batch) for m in window)
@@ -472,13 +483,14 @@ class _Meter:
         self.windows += 1
         self.interval_windows += 1
         self.interval_samples += samples
+        self.last_lr = lr
         return StepReport(
             step=counters.step,
             epoch=counters.epoch + 1,  # 1-based, as in the epoch records
             batch_in_epoch=counters.batch_in_epoch,
             loss=loss,
             grad_norm=grad_norm,
-            lr=_lr(optimizer),
+            lr=lr,
             stepped=precision.last_step_taken,
             samples=samples,
             data_wait_s=self.last_wait_s,
@@ -594,6 +606,11 @@ def _validator(
     metrics: Any,
 ) -> Callable[[], dict[str, float]] | None:
     """A function that runs one validation pass and returns ``val_*`` metrics (None: no data)."""
+    if step_fn is not None and metrics:
+        raise ConfigError(
+            "metrics need loss(model(inputs), targets) batches; with step_fn only the step's "
+            "loss is measured (val_loss). Drop metrics=, or compute them in an Observer"
+        )
     if val_data is None:
         return None
     loader = _loader(val_data, cfg, device, train=False)
@@ -744,8 +761,11 @@ def _checkpointer(cfg: Config) -> Checkpointer | _NoCheckpoints:
 class _NoCheckpoints:
     """Stands in for the checkpointer when a run has no directory: saves nothing."""
 
-    saves: list[Any] = []
     last_path = best_path = None
+
+    @property
+    def saves(self) -> list[Any]:
+        return []
 
     def due_after_step(self, step: int) -> bool:
         return False

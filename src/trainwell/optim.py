@@ -18,6 +18,7 @@ import torch
 from torch import nn
 
 from trainwell.config import OptimConfig
+from trainwell.errors import ConfigError
 
 #: Module types whose parameters are never weight-decayed.
 NO_DECAY_TYPES: tuple[type[nn.Module], ...] = (
@@ -150,7 +151,10 @@ def build_optimizer(
         layer_of=layer_of,
     )
     if not groups:
-        raise ValueError("the model has no trainable parameters (all have requires_grad=False)")
+        raise ConfigError(
+            "the model has no trainable parameters (all have requires_grad=False); unfreeze "
+            "some with p.requires_grad_(True)"
+        )
     device = next(p for g in groups for p in g["params"]).device
     if config.name == "adamw":
         cls: type[torch.optim.Optimizer] = torch.optim.AdamW
@@ -161,11 +165,16 @@ def build_optimizer(
     kwargs.update(_kernel_choice(cls, config.impl, device))
     try:
         return cls(groups, **kwargs)
-    except (RuntimeError, ValueError):
-        if kwargs.get("fused") and config.impl == "auto":  # e.g. a dtype the fused kernel lacks
-            kwargs.pop("fused")
-            return cls(groups, **kwargs)
-        raise
+    except (RuntimeError, ValueError) as exc:
+        if not kwargs.get("fused"):
+            raise
+        if config.impl == "fused":
+            raise ConfigError(
+                f"optim.impl=fused is not available for these parameters ({exc}); "
+                "use optim.impl=auto"
+            ) from None
+        kwargs.pop("fused")  # auto: e.g. a dtype or device the fused kernel lacks
+        return cls(groups, **kwargs)
 
 
 def _kernel_choice(cls: type, impl: str, device: torch.device) -> dict[str, Any]:

@@ -83,8 +83,9 @@ class Precision:
     def step(self, optimizer: torch.optim.Optimizer) -> bool:
         """Step the optimizer (skipped by the scaler on inf/NaN gradients); True if it stepped.
 
-        Without a scaler this never syncs with the host. With one, GradScaler already reads
-        its inf flag on the host to decide, so reading it here costs nothing extra.
+        Without a scaler this never syncs with the host. With one (fp16) it reads the scaler's
+        inf flag once per step, so the schedule advances only on real updates: GradScaler
+        already reads it for unfused optimizers; for fused ones it is the one extra sync.
         """
         self._unscaled = False
         if not self.uses_scaler:

@@ -128,6 +128,7 @@ class LRSchedule:
         self.after_step(0)
 
     def after_step(self, step: int) -> None:
+        self.step = step
         scale = self.factor(step)
         for group in self.optimizer.param_groups:
             group["lr"] = group["base_lr"] * scale
@@ -188,8 +189,7 @@ class PlateauSchedule(LRSchedule):
         if self.num_bad > self.patience - 1:
             self.scale *= self.reduce_by
             self.num_bad = 0
-            for group in self.optimizer.param_groups:
-                group["lr"] = group["base_lr"] * self.scale
+            self.after_step(self.step)  # the reduced LR, still under warmup if warmup is on
 
     def state_dict(self) -> dict[str, Any]:
         return {"scale": self.scale, "best": self.best, "num_bad": self.num_bad}

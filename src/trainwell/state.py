@@ -81,6 +81,8 @@ class RNGState:
         return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        # RNG states are CPU byte tensors, whatever map_location moved the checkpoint to.
+        state = {k: _to_cpu(v) for k, v in state.items()}
         py = state["python"]
         random.setstate((py["version"], tuple(py["state"]), py["gauss"]))
         npst = state["numpy"]
@@ -96,3 +98,13 @@ class RNGState:
         torch.set_rng_state(state["torch"])
         if "cuda" in state and torch.cuda.is_available():
             torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def _to_cpu(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.cpu()
+    if isinstance(value, dict):
+        return {k: _to_cpu(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_to_cpu(v) for v in value)
+    return value

@@ -11,8 +11,9 @@ from trainwell.errors import ConfigError
 
 def _check_metric(metrics: Mapping[str, float], monitor: str) -> float:
     if monitor not in metrics:
+        available = sorted(k for k in metrics if k.endswith("loss") or k.startswith("val_"))
         raise ConfigError(
-            f"monitor.metric={monitor!r} is not among the evaluation metrics {sorted(metrics)}; "
+            f"monitor.metric={monitor!r} is not among the metrics {available}; "
             "set monitor.metric to one of them"
         )
     return float(metrics[monitor])

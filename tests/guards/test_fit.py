@@ -253,3 +253,28 @@ def test_real_fit_stops_on_nan_gradients_and_keeps_the_last_good_checkpoint(tmp_
     newest = tw.load_checkpoint(tmp_path / "checkpoints" / "last.pt")
     assert newest["manifest"]["step"] == 8  # epoch 2's checkpoint; later weights hold NaN
     assert all(torch.isfinite(t).all() for t in newest["state"]["model"].values())
+
+
+@pytest.mark.parametrize("impl", ["auto", "foreach"])  # auto picks the fused AdamW on CPU
+def test_real_fit_fp16_stops_after_consecutive_skips_with_fused_and_unfused_optimizers(impl):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+
+    def nan_loss(model, batch):
+        x, y = batch
+        return nn.functional.cross_entropy(model(x), y) * float("nan")
+
+    x, y = torch.randn(64, 4), torch.randint(0, 3, (64,))
+    cfg = {
+        "run": {"quiet": True},
+        "data": {"batch_size": 8},
+        "train": {"max_epochs": 5, "precision": "fp16"},
+        "optim": {"impl": impl},
+        "guards": {"max_consecutive_skips": 5},
+    }
+    with pytest.warns(Warning, match="nonfinite-skips"):
+        result = tw.fit(model, (x, y), config=cfg, step_fn=nan_loss)
+    assert [f.code for f in result.findings] == ["nonfinite-skips"]
+    assert result.steps == 0  # every step was skipped by the scaler
+    assert "5 optimizer steps in a row were skipped" in result.findings[0].message
+    assert result.stop_reason.startswith("stopped by FitGuards")

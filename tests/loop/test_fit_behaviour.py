@@ -68,8 +68,44 @@ def test_max_steps_stops_mid_epoch_and_sets_schedule_length():
     x, y = blobs()
     result = tw.fit(model_fn(), (x, y), config=cfg(train={"max_epochs": 10, "max_steps": 6}))
     assert result.steps == 6
-    assert result.epochs == 2
+    assert result.epochs == 1  # finished epochs; the second was cut short after 2 of 4 steps
+    assert [r["epoch"] for r in result.history] == [1, 2]
+    assert result.history[-1]["partial"] is True
     assert result.stop_reason == "reached train.max_steps=6"
+
+
+def test_max_epochs_before_max_steps_sets_the_schedule_length():
+    x, y = blobs()
+    config = cfg(train={"max_epochs": 2, "max_steps": 400}, schedule={"name": "warmup_cosine"})
+    result = tw.fit(model_fn(), (x, y), config=config)
+    assert result.steps == 8
+    assert result.history[-1]["lr"] < 0.02 * 0.05  # the cosine decayed over the 8 real steps
+
+
+def test_resume_after_max_steps_mid_epoch_continues_that_epoch(tmp_path):
+    x, y = blobs()
+    straight = model_fn()
+    const = {"name": "constant"}
+    tw.fit(straight, (x, y), config=cfg(train={"max_epochs": 3, "max_steps": 10}, schedule=const))
+    run = {"dir": str(tmp_path)}
+    tw.fit(
+        model_fn(),
+        (x, y),
+        config=cfg(run=run, train={"max_epochs": 3, "max_steps": 5}, schedule=const),
+    )
+    resumed = model_fn()
+    tw.fit(
+        resumed,
+        (x, y),
+        config=cfg(
+            run=run,
+            train={"max_epochs": 3, "max_steps": 10},
+            schedule=const,
+            checkpoint={"resume": "auto"},
+        ),
+    )
+    for a, b in zip(straight.parameters(), resumed.parameters()):
+        assert torch.equal(a, b)
 
 
 def test_run_dir_outputs_and_resume_continue_exactly(tmp_path):

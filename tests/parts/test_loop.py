@@ -64,12 +64,14 @@ def test_fit_steps_and_warmup_cosine_lr_with_short_last_window():
     assert result.epochs == 3
     lrs = [r["lr"] for r in result.history]
     assert [r["step"] for r in result.history] == [3, 6, 9]
-    expected = [0.1 * _warmup_cosine(s, total=9, warmup=2, floor=0.1) for s in (3, 6, 9)]
+    # An epoch's record holds the LR its last update used: updates 2, 5 and 8 (0-based).
+    expected = [0.1 * _warmup_cosine(s, total=9, warmup=2, floor=0.1) for s in (2, 5, 8)]
     assert lrs == pytest.approx(expected)
 
 
 def test_fit_lr_after_run_with_max_steps_longer_than_run():
-    # max_steps sets the schedule length (20), so step 9 is mid-decay, not the floor
+    # max_epochs ends the run at step 9 before max_steps=20, so the schedule spans 9 steps
+    # and ends at its floor instead of stopping mid-decay
     cfg = _config(
         train={"max_steps": 20},
         schedule={"name": "warmup_cosine", "warmup_steps": 2, "min_lr_ratio": 0.1},
@@ -79,8 +81,9 @@ def test_fit_lr_after_run_with_max_steps_longer_than_run():
     result = tw.fit(model, _data(), config=cfg, optimizer=opt)
     assert result.steps == 9
     assert opt.param_groups[0]["lr"] == pytest.approx(
-        0.1 * _warmup_cosine(9, total=20, warmup=2, floor=0.1)
+        0.1 * _warmup_cosine(9, total=9, warmup=2, floor=0.1)
     )
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.1 * 0.1)
 
 
 def test_fit_calls_after_step_once_per_optimizer_step_and_after_epoch_per_epoch():

@@ -82,7 +82,7 @@ def test_frozen_params_excluded():
 
 def test_all_frozen_is_an_error():
     model = nn.Linear(2, 2).requires_grad_(False)
-    with pytest.raises(ValueError, match="no trainable parameters"):
+    with pytest.raises(tw.ConfigError, match="no trainable parameters"):
         tw.build_optimizer(model)
 
 

@@ -345,3 +345,11 @@ def test_torch_plateau_unknown_monitor_is_config_error():
     sched = TorchSchedule(torch.optim.lr_scheduler.ReduceLROnPlateau(opt), monitor="val_acc")
     with pytest.raises(tw.ConfigError, match="val_accuracy"):
         sched.after_eval({"val_loss": 1.0, "val_accuracy": 0.5})
+
+
+def test_plateau_reduction_during_warmup_keeps_the_warmup():
+    opt, sched = _plateau(warmup_steps=10)
+    sched.after_step(1)  # warmup factor 2/10
+    for value in [1.0, 1.0, 1.0]:  # two bad evaluations: reduce by half
+        sched.after_eval({"val_loss": value})
+    assert opt.param_groups[0]["lr"] == pytest.approx(LR * 0.2 * 0.5)

@@ -241,19 +241,33 @@ def test_export_safetensors_and_load_weights_reports_keys(tmp_path):
         load_weights(extended, out)
 
 
-def test_compiled_or_wrapped_model_saves_unwrapped_keys(tmp_path):
-    class Wrapper(nn.Module):  # stands in for DDP: the real model under .module
-        def __init__(self, module):
-            super().__init__()
-            self.module = module
-
-        def forward(self, x):
-            return self.module(x)
-
+def test_wrapped_model_saves_unwrapped_keys(tmp_path):
     x, y = blobs()
-    tw.fit(Wrapper(make_model()), (x, y), config=config(tmp_path))
+    wrapped = nn.DataParallel(make_model())  # on a CPU machine: a pass-through wrapper
+    tw.fit(wrapped, (x, y), config=config(tmp_path))
     saved = torch.load(tmp_path / "checkpoints" / "last.pt", weights_only=True)["state"]["model"]
     assert sorted(saved) == ["0.bias", "0.weight", "2.bias", "2.weight"]
+
+
+def test_a_submodule_named_module_is_part_of_the_model(tmp_path):
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.module = nn.Linear(6, 16)  # the user's own name, not a DDP wrapper
+            self.head = nn.Linear(16, 3)
+
+        def forward(self, x):
+            return self.head(torch.relu(self.module(x)))
+
+    x, y = blobs()
+    torch.manual_seed(0)
+    model = Net()
+    tw.fit(model, (x, y), config=config(tmp_path))
+    saved = torch.load(tmp_path / "checkpoints" / "last.pt", weights_only=True)["state"]["model"]
+    assert sorted(saved) == ["head.bias", "head.weight", "module.bias", "module.weight"]
+    fresh = Net()
+    load_weights(fresh, tmp_path / "checkpoints" / "last.pt")
+    assert torch.equal(fresh.head.weight, model.head.weight)
 
 
 def test_async_save_writes_the_same_state_as_sync(tmp_path):
@@ -272,3 +286,24 @@ def test_slow_save_warns_about_the_grace_period(tmp_path):
         warnings.simplefilter("always")
         train(tmp_path, grace_period_s=1e-9)
     assert any("longer than checkpoint.grace_period_s" in str(w.message) for w in caught)
+
+
+def test_resuming_from_an_older_checkpoint_drops_the_abandoned_newer_ones(tmp_path):
+    train(tmp_path, keep_last=10)  # steps 6, 12, 18, 24
+    older = tmp_path / "checkpoints" / "step-00000012.pt"
+
+    class StopAfterEpochThree(tw.Observer):
+        def on_epoch_end(self, record):
+            self.should_stop = record["epoch"] == 3
+
+    x, y = blobs()
+    tw.fit(
+        make_model(),
+        (x, y),
+        (x[:48], y[:48]),
+        config=config(tmp_path, keep_last=10, resume=str(older)),
+        observers=[StopAfterEpochThree()],
+    )
+    names = [p.name for p in list_checkpoints(tmp_path / "checkpoints")]
+    assert names == ["step-00000018.pt", "step-00000012.pt", "step-00000006.pt"]
+    assert find_checkpoint("auto", tmp_path).name == "step-00000018.pt"

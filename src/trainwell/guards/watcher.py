@@ -206,6 +206,9 @@ class Watch:
     def _on_step_post(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if self.closed:
             return
+        if self._scaler_skipped(optimizer):
+            self.skipped()
+            return
         ctx = self.ctx
         ctx.steps += 1
         ctx.backwards = 0
@@ -216,10 +219,21 @@ class Watch:
         if ctx.due and not ctx.in_fit:  # fit() reads at its own moment (on_step_end)
             self.read()
 
+    def _scaler_skipped(self, optimizer: Any) -> bool:
+        """GradScaler calls a fused optimizer's step even on inf/NaN (its kernel then does
+        nothing), so the post-step hook fires for skipped steps too: read the scaler's flag.
+        One host read per step, with fp16 and fused kernels only."""
+        scaler = self.ctx.scaler
+        if scaler is None or not getattr(optimizer, "_step_supports_amp_scaling", False):
+            return False
+        state = scaler._per_optimizer_states.get(id(optimizer), {})
+        found = state.get("found_inf_per_device") or {}
+        return any(bool(v.item()) for v in found.values())
+
     def skipped(self) -> None:
         """GradScaler skipped the step: the accumulation window ended without an update."""
-        if self.closed:
-            return
+        if self.closed or self.ctx.backwards == 0:
+            return  # already counted (a fused optimizer's post-step hook saw it first)
         self.ctx.backwards = 0
         self.ctx.last_window_skipped = True
         self._last_task = -2

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from trainwell.checkpoint import write_text_atomic
 from trainwell.observe.base import FitInfo, Observer, StepReport
 
 
@@ -47,4 +48,4 @@ class MetricsLog(Observer):
             self._file.close()
             self._file = None
         summary = {k: _clean(v) for k, v in result.summary().items()}
-        (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        write_text_atomic(json.dumps(summary, indent=2) + "\n", self.run_dir / "summary.json")
