@@ -95,7 +95,7 @@ def write_json_atomic(data: Mapping[str, Any], path: Path) -> None:
     """Write JSON through a temporary file, fsync and rename."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
     with open(tmp, "w") as f:
-        json.dump(_json_safe(data), f, indent=2)
+        json.dump(json_safe(data), f, indent=2)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
@@ -113,11 +113,12 @@ def write_text_atomic(text: str, path: str | Path) -> None:
     os.replace(tmp, path)
 
 
-def _json_safe(value: Any) -> Any:
+def json_safe(value: Any) -> Any:
+    """``value`` with NaN/Inf floats as strings (JSON has no such numbers), keys as strings."""
     if isinstance(value, Mapping):
-        return {str(k): _json_safe(v) for k, v in value.items()}
+        return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
+        return [json_safe(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     return value

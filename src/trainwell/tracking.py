@@ -39,10 +39,12 @@ class BestTracker:
             return value < self.best - min_delta
         return value > self.best + min_delta
 
-    def update(self, metrics: Mapping[str, float], *, step: int, epoch: int) -> bool:
-        """Record ``metrics``; True if the monitored value is a new best."""
+    def update(
+        self, metrics: Mapping[str, float], *, step: int, epoch: int, min_delta: float = 0.0
+    ) -> bool:
+        """Record ``metrics``; True if the monitored value is a new best (by > ``min_delta``)."""
         value = _check_metric(metrics, self.monitor)
-        if not self.is_better(value):
+        if not self.is_better(value, min_delta):
             return False
         self.best, self.best_step, self.best_epoch = value, step, epoch
         return True
@@ -78,9 +80,7 @@ class EarlyStopping:
 
     def update(self, metrics: Mapping[str, float], *, step: int = 0, epoch: int = 0) -> bool:
         """Record ``metrics``; True when training should stop."""
-        value = _check_metric(metrics, self.tracker.monitor)
-        if self.tracker.is_better(value, self.min_delta):
-            self.tracker.best, self.tracker.best_step, self.tracker.best_epoch = value, step, epoch
+        if self.tracker.update(metrics, step=step, epoch=epoch, min_delta=self.min_delta):
             self.num_bad = 0
         else:
             self.num_bad += 1

@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
-from trainwell.checkpoint import write_text_atomic
+from trainwell.checkpoint import json_safe, write_text_atomic
 from trainwell.observe.base import FitInfo, Observer, StepReport
-
-
-def _clean(value: Any) -> Any:
-    # JSON has no NaN/Inf; keep the file parseable by every reader.
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
 
 
 class MetricsLog(Observer):
@@ -32,7 +24,7 @@ class MetricsLog(Observer):
 
     def _write(self, record: dict[str, Any]) -> None:
         if self._file is not None:
-            self._file.write(json.dumps({k: _clean(v) for k, v in record.items()}) + "\n")
+            self._file.write(json.dumps(json_safe(record)) + "\n")
 
     def on_step_end(self, report: StepReport) -> None:
         if report.logged is not None:
@@ -47,5 +39,5 @@ class MetricsLog(Observer):
         if self._file is not None:
             self._file.close()
             self._file = None
-        summary = {k: _clean(v) for k, v in result.summary().items()}
+        summary = json_safe(result.summary())
         write_text_atomic(json.dumps(summary, indent=2) + "\n", self.run_dir / "summary.json")
