@@ -214,8 +214,10 @@ def fit(
         config=cfg.guards,
         clipping=clipping,
     )
-    # Signals become a flag; saves in flight finish; guards' hooks go away, even on errors.
-    with Preemption() as preemption, checkpointer, contextlib.closing(guards):
+    observers = [*_default_observers(cfg), guards, *observers]
+    # Signals become a flag; saves in flight finish; observers (guards' hooks, log files,
+    # progress bars) are closed, even when training fails.
+    with Preemption() as preemption, checkpointer, _closing_all(observers):
         # Everything that must survive a restart, under the names it is saved with.
         state = {
             "model": model,
@@ -232,7 +234,6 @@ def fit(
         }
         if cfg.checkpoint.resume:
             restore(state, _load_resume_state(cfg, device))
-        observers = [*_default_observers(cfg), guards, *observers]
         started, stop_reason = time.perf_counter(), None
         manifest = {"config": cfg.to_dict(), "config_hash": cfg.fingerprint()}
         info = _fit_info(cfg, model, counters, steps_per_epoch, max_steps, device, precision)
@@ -792,6 +793,17 @@ def _default_observers(cfg: Config) -> list[Observer]:
     if cfg.data.input_bound_threshold is not None:
         observers.append(InputBoundDetector(cfg.data.input_bound_threshold))
     return observers
+
+
+@contextlib.contextmanager
+def _closing_all(observers: list[Observer]) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for observer in observers:
+            close = getattr(observer, "close", None)  # duck-typed observers may have none
+            if close is not None:
+                close()
 
 
 def _emit(observers: Iterable[Observer], moment: str, *args: Any, **kwargs: Any) -> None:

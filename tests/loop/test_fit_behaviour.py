@@ -318,3 +318,23 @@ def test_guards_observe_without_changing_the_weights():
     tw.fit(unwatched, (x, y), (x, y), config=cfg(guards={"enabled": False}))
     for a, b in zip(watched.parameters(), unwatched.parameters()):
         assert torch.equal(a, b)
+
+
+def test_a_failing_run_still_closes_its_observers_and_hooks(tmp_path):
+    class Boom(tw.Observer):
+        closed = False
+
+        def on_step_end(self, report):
+            if report.step == 3:
+                raise RuntimeError("boom")
+
+        def close(self):
+            self.closed = True
+
+    x, y = blobs()
+    model = model_fn()
+    boom = Boom()
+    with pytest.raises(RuntimeError, match="boom"):
+        tw.fit(model, (x, y), config=cfg(run={"dir": str(tmp_path)}), observers=[boom])
+    assert boom.closed  # every observer is closed: files, progress bars, hooks
+    assert not model._forward_hooks and not model._forward_pre_hooks  # guards removed theirs

@@ -1,7 +1,8 @@
 """Observers: they watch the loop (progress, logs, summaries) and never steer it.
 
 The loop calls a handful of moments: ``on_fit_start``, ``on_step_end``, ``on_eval_end``,
-``on_epoch_end``, ``on_fit_end``. An observer may ask the loop to stop by setting
+``on_epoch_end``, ``on_fit_end``, and ``close`` (always, even when training fails). An
+observer may ask the loop to stop by setting
 ``should_stop`` (with ``stop_reason``); it never changes the loop otherwise.
 """
 

@@ -61,3 +61,6 @@ class Observer:
     def on_epoch_end(self, record: dict[str, Any]) -> None: ...
 
     def on_fit_end(self, result: Any) -> None: ...
+
+    def close(self) -> None:
+        """Release files, bars and hooks; called when fit() ends, normally or by an error."""

@@ -35,9 +35,12 @@ class MetricsLog(Observer):
     def on_epoch_end(self, record: dict[str, Any]) -> None:
         self._write({"kind": "epoch", **record})
 
-    def on_fit_end(self, result: Any) -> None:
+    def close(self) -> None:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+    def on_fit_end(self, result: Any) -> None:
+        self.close()
         summary = json_safe(result.summary())
         write_text_atomic(json.dumps(summary, indent=2) + "\n", self.run_dir / "summary.json")

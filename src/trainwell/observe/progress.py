@@ -78,9 +78,12 @@ class Progress(Observer):
             f"({record['time_s']:.1f}s){mark}"
         )
 
-    def on_fit_end(self, result: Any) -> None:
+    def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+    def on_fit_end(self, result: Any) -> None:
+        self.close()
         for line in result.describe().splitlines():
             self._print(line)
