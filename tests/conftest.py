@@ -1,3 +1,6 @@
+import struct
+import zipfile
+
 import pytest
 import torch
 
@@ -10,3 +13,22 @@ def _restore_torch_globals():
     yield
     torch.use_deterministic_algorithms(deterministic)
     torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def flip_tensor_bytes():
+    """A function that flips bytes inside a checkpoint's first tensor: the file still loads,
+    with wrong weights (only the SHA-256 in the sidecar can tell)."""
+
+    def flip(path):
+        with zipfile.ZipFile(path) as archive:
+            info = next(i for i in archive.infolist() if "/data/" in i.filename)
+        data = bytearray(path.read_bytes())
+        header = data[info.header_offset + 26 : info.header_offset + 30]
+        name_len, extra_len = struct.unpack("<HH", header)
+        start = info.header_offset + 30 + name_len + extra_len
+        for i in range(start, start + 4):
+            data[i] ^= 0xFF
+        path.write_bytes(bytes(data))
+
+    return flip

@@ -42,10 +42,15 @@ _EXPORTS = {
     "ShapeError": "errors",
     "UserError": "errors",
     "FitResult": "loop",
-    "evaluate": "loop",
+    "evaluate": "evaluation",
     "fit": "loop",
-    "predict": "loop",
+    "predict": "evaluation",
     "accuracy": "metric",
+    "Metric": "metric",
+    "Accuracy": "metric",
+    "F1": "metric",
+    "AUROC": "metric",
+    "ConfusionMatrix": "metric",
     "Observer": "observe",
     "StepReport": "observe",
     "build_optimizer": "optim",
@@ -106,9 +111,10 @@ if TYPE_CHECKING:  # static analysers and IDEs see the real names
     )
     from trainwell.device import choose_device, move_to
     from trainwell.errors import CheckpointError, ConfigError, DataError, ShapeError, UserError
+    from trainwell.evaluation import evaluate, predict
     from trainwell.guards import GuardsConfig, watch
-    from trainwell.loop import FitResult, evaluate, fit, predict
-    from trainwell.metric import accuracy
+    from trainwell.loop import FitResult, fit
+    from trainwell.metric import AUROC, F1, Accuracy, ConfusionMatrix, Metric, accuracy
     from trainwell.observe import InputBoundDetector, InputBoundWarning, Observer, StepReport
     from trainwell.optim import build_optimizer, param_groups
     from trainwell.precision import Precision

@@ -11,14 +11,23 @@ from trainwell.errors import DataError, ShapeError
 
 TARGET_KEYS = ("labels", "targets", "target", "label", "y")
 INPUT_KEYS = ("inputs", "input", "x")
+#: Keys a collate adds for the loop's bookkeeping (counts for weighting), never model inputs.
+#: ``train.weight_by`` names another; `bookkeeping_keys` adds it.
+BOOKKEEPING_KEYS = frozenset({"num_tokens", "num_samples", "num_items_in_batch"})
 
 
-def split_batch(batch: Any) -> tuple[Any, Any]:
+def bookkeeping_keys(weight_by: str | None = None) -> frozenset[str]:
+    """The batch keys that are counts for the loop, not inputs of ``model.forward``."""
+    return BOOKKEEPING_KEYS | {weight_by} if weight_by else BOOKKEEPING_KEYS
+
+
+def split_batch(batch: Any, skip: frozenset[str] = BOOKKEEPING_KEYS) -> tuple[Any, Any]:
     """Split a batch into (inputs, targets).
 
     Tuples/lists are ``(inputs, targets)`` (more than two elements: all but the last are
     inputs). Dicts hold targets under ``labels``/``targets``/``target``/``label``/``y`` and
-    inputs under ``inputs``/``input``/``x``, or else the remaining keys are keyword inputs.
+    inputs under ``inputs``/``input``/``x``, or else the remaining keys are keyword inputs,
+    except the bookkeeping counts in ``skip`` (``num_tokens`` from `pad_collate`).
     """
     if isinstance(batch, list | tuple):
         if len(batch) == 2:
@@ -31,7 +40,8 @@ def split_batch(batch: Any) -> tuple[Any, Any]:
             input_key = next((k for k in INPUT_KEYS if k in batch), None)
             if input_key is not None:
                 return batch[input_key], batch[target_key]
-            return {k: v for k, v in batch.items() if k != target_key}, batch[target_key]
+            inputs = {k: v for k, v in batch.items() if k != target_key and k not in skip}
+            return inputs, batch[target_key]
     raise DataError(
         f"cannot unpack a batch of type {_describe(batch)}: the loop expects (inputs, targets) "
         f"tuples or dicts with one of the keys {', '.join(TARGET_KEYS)}; for other formats pass "
@@ -40,12 +50,179 @@ def split_batch(batch: Any) -> tuple[Any, Any]:
 
 
 def call_model(model: nn.Module, inputs: Any) -> Any:
-    """``model(inputs)``; tuples become positional arguments and dicts keyword arguments."""
+    """``model(inputs)``; tuples become positional arguments and dicts keyword arguments.
+
+    A batch the model cannot take (e.g. 10 features into a layer built for 8) is a
+    `ShapeError` naming the batch's shape and the layer that refused it.
+    """
+    try:
+        return _forward(model, inputs)
+    except RuntimeError as exc:
+        if not _is_shape_error(exc):
+            raise
+        raise ShapeError(_explain_model_error(model, inputs, exc)) from None
+
+
+def _forward(model: nn.Module, inputs: Any) -> Any:
     if isinstance(inputs, dict):
         return model(**inputs)
     if isinstance(inputs, tuple):
         return model(*inputs)
     return model(inputs)
+
+
+_SHAPE_ERROR_WORDS = (
+    "cannot be multiplied",
+    "size mismatch",
+    "must match the size",
+    "expected input",
+    "to have",  # "expected ... to have 3 channels, but got 1 channels instead"
+    "input.size(-1) must be equal",
+    "normalized_shape",
+    "shape '[",
+)
+
+
+def _is_shape_error(exc: RuntimeError) -> bool:
+    text = str(exc).lower()
+    return any(word in text for word in _SHAPE_ERROR_WORDS)
+
+
+def _explain_model_error(model: nn.Module, inputs: Any, exc: RuntimeError) -> str:
+    """One line: the batch's shapes, the innermost layer that was running, torch's reason."""
+    layer = _failing_layer(model, inputs)
+    where = f"layer {layer[0]!r} ({layer[1]})" if layer else f"model {type(model).__name__}"
+    reason = str(exc).strip().splitlines()[0]
+    return (
+        f"the model cannot take this batch: inputs {describe_shapes(inputs)} reached {where}, "
+        f"which refused them: {reason}. Make the data's shape match the model (features, "
+        "channels, sequence layout) or change that layer's size"
+    )
+
+
+def _failing_layer(model: nn.Module, inputs: Any) -> tuple[str, str] | None:
+    """Re-run the forward (eval mode, no grad) to find the innermost module that raised.
+
+    Runs only after a failure, so a healthy step pays nothing for it.
+    """
+    names = {module: name for name, module in model.named_modules()}
+    running: list[nn.Module] = []
+    failed: list[nn.Module] = []
+
+    def enter(module: nn.Module, args: Any) -> None:
+        running.append(module)
+
+    def leave(module: nn.Module, args: Any, output: Any) -> None:
+        running.pop()
+
+    handles = [m.register_forward_pre_hook(enter) for m in names]
+    handles += [m.register_forward_hook(leave) for m in names]
+    was_training = model.training
+    try:
+        model.eval()  # no BatchNorm statistics updated, no dropout randomness drawn
+        with torch.no_grad():
+            _forward(model, inputs)
+    except RuntimeError:
+        failed = list(running)
+    finally:
+        model.train(was_training)
+        for handle in handles:
+            handle.remove()
+    if not failed:
+        return None
+    module = failed[-1]
+    return names.get(module) or type(module).__name__, _short(module)
+
+
+def _short(module: nn.Module) -> str:
+    text = repr(module) if not list(module.children()) else type(module).__name__
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def describe_shapes(value: Any) -> str:
+    """Shapes of a batch's tensors, e.g. ``(64, 10)`` or ``{'x': (64, 10), 'mask': (64,)}``."""
+    if isinstance(value, torch.Tensor):
+        return str(tuple(value.shape))
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {describe_shapes(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "(" + ", ".join(describe_shapes(v) for v in value) + ")"
+    return type(value).__name__
+
+
+# --------------------------------------------------------------------------- step outputs
+
+
+def unpack_step_output(result: Any, batch: Any) -> tuple[torch.Tensor, Any, Any]:
+    """``(loss, outputs, targets)`` from what a ``step_fn`` returned.
+
+    A step may return the loss alone, ``(loss, outputs)`` (targets are then read from the
+    batch), ``(loss, outputs, targets)``, or a dict with ``loss`` and optionally
+    ``outputs``/``logits`` and ``targets``. ``outputs`` is None when the step gave none.
+    """
+    if isinstance(result, torch.Tensor):
+        return result, None, None
+    if isinstance(result, dict) and "loss" in result:
+        outputs = result.get("outputs", result.get("logits"))
+        targets = result.get("targets")
+    elif isinstance(result, list | tuple) and result and isinstance(result[0], torch.Tensor):
+        outputs = result[1] if len(result) > 1 else None
+        targets = result[2] if len(result) > 2 else None
+        result = {"loss": result[0]}
+    else:
+        raise DataError(
+            f"step_fn returned {_describe(result)}; it must return the loss tensor, "
+            "(loss, outputs), (loss, outputs, targets) or a dict with 'loss'"
+        )
+    if outputs is not None and targets is None:
+        targets = split_batch(batch)[1]
+    return result["loss"], logits_of(outputs) if outputs is not None else None, targets
+
+
+def loss_of(result: Any) -> torch.Tensor:
+    """The loss tensor of what a step returned (see `unpack_step_output`)."""
+    if isinstance(result, torch.Tensor):
+        return result
+    if isinstance(result, dict) and "loss" in result:
+        return result["loss"]
+    if isinstance(result, list | tuple) and result and isinstance(result[0], torch.Tensor):
+        return result[0]
+    raise DataError(
+        f"step_fn returned {_describe(result)}; it must return the loss tensor, "
+        "(loss, outputs), (loss, outputs, targets) or a dict with 'loss'"
+    )
+
+
+def loss_count(
+    loss_fn: Any, targets: Any, batch: Any, count_key: str | None = None
+) -> torch.Tensor | int:
+    """What a batch's mean loss averaged over, so means of batches add up exactly.
+
+    The batch's own count (``count_key``, e.g. ``num_tokens``) when it has one; for a loss
+    with ``ignore_index`` (CrossEntropyLoss, NLLLoss) the targets that are not ignored
+    (weighted by the class weights, as the loss's mean is); else the number of samples. A
+    ``reduction="sum"`` loss is already a sum: its count is the number of samples too.
+    Stays on the device (no host sync).
+    """
+    if count_key and isinstance(batch, dict) and count_key in batch:
+        return batch[count_key]
+    ignore_index = getattr(loss_fn, "ignore_index", None)
+    if loss_fn in (torch.nn.functional.cross_entropy, torch.nn.functional.nll_loss):
+        ignore_index = -100
+    if (
+        ignore_index is not None
+        and getattr(loss_fn, "reduction", "mean") == "mean"
+        and isinstance(targets, torch.Tensor)
+        and not targets.is_floating_point()
+    ):
+        counted = targets != ignore_index
+        weight = getattr(loss_fn, "weight", None)
+        if weight is not None:
+            return (weight.to(targets.device)[targets.clamp(min=0)] * counted).sum()
+        return counted.sum()
+    if isinstance(targets, torch.Tensor) and targets.dim():
+        return targets.shape[0]
+    return batch_size_of(batch)
 
 
 def batch_size_of(batch: Any) -> int:

@@ -1,22 +1,31 @@
-"""The ``trainwell`` command: train, resume, eval, recipes, doctor.
+"""The ``trainwell`` command: train, resume, eval, export, recipes, doctor.
 
-User mistakes (bad config, data, shapes, checkpoints) print one clear message and exit 2.
+Exit codes (`trainwell.errors`, docs/cli.md): 0 finished (or preempted by SIGTERM after
+saving); 2 a user mistake — config, data, shapes, checkpoints — printed as one line, no
+traceback; 3 a runtime guard stopped the run; 4 a checkpoint or export could not be written
+(disk full, permissions); 130 Ctrl-C, after saving.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from trainwell.errors import ConfigError, UserError
-
-EXIT_USAGE = 2
+from trainwell.errors import (
+    EXIT_GUARD_STOPPED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    ConfigError,
+    UserError,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,25 +39,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
-        return int(exc.code or 0)
+        return int(exc.code or EXIT_OK)
     if not getattr(args, "command", None):
         parser.print_help()
         return EXIT_USAGE
     try:
-        return args.run(args)
+        with _checkpoint_warnings_as_notes():
+            return args.run(args)
     except UserError as exc:
-        print(f"trainwell: error: {exc}", file=sys.stderr)
+        print(f"trainwell: error: {_one_line(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("trainwell: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 def _parser() -> argparse.ArgumentParser:
     from trainwell.config import config_help
 
     parser = argparse.ArgumentParser(
-        prog="trainwell", description="Train PyTorch models the right way, fast."
+        prog="trainwell",
+        description="Train PyTorch models the right way, fast.",
+        epilog="exit codes: 0 done, 2 user mistake, 3 stopped by a runtime guard, "
+        "4 a file could not be written, 130 interrupted (after saving)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -64,11 +77,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_config_args(train)
     train.add_argument("--run-dir", help="run directory (default: runs/RECIPE-TIMESTAMP)")
-    train.add_argument("--resume", help="checkpoint file, run directory, or auto")
+    train.add_argument(
+        "--resume",
+        metavar="auto|PATH",
+        help="auto (with --run-dir): resume from the run directory's newest good checkpoint if "
+        "it has one, else start fresh — one command line for preemptible jobs; or a "
+        "checkpoint file or run directory to start from",
+    )
+    _add_trust_arg(train)
     train.add_argument("--quiet", action="store_true", help="print nothing but errors")
     train.set_defaults(run=cmd_train)
 
-    resume = sub.add_parser("resume", help="continue a run from its last checkpoint")
+    resume = sub.add_parser("resume", help="continue a run from its newest good checkpoint")
     resume.add_argument("run_dir", help="the run directory to continue")
     resume.add_argument(
         "--set",
@@ -78,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="override a config value, e.g. train.max_epochs=30",
     )
+    _add_trust_arg(resume)
     resume.add_argument("--quiet", action="store_true", help="print nothing but errors")
     resume.set_defaults(run=cmd_resume)
 
@@ -85,9 +106,8 @@ def _parser() -> argparse.ArgumentParser:
         "eval", help="evaluate a run's best (or last) checkpoint on its validation data"
     )
     evaluate.add_argument("run_dir", help="the run directory")
-    evaluate.add_argument(
-        "--checkpoint", default="best", choices=["best", "last"], help="which checkpoint"
-    )
+    _add_checkpoint_arg(evaluate)
+    _add_trust_arg(evaluate)
     evaluate.set_defaults(run=cmd_eval)
 
     export = sub.add_parser(
@@ -97,10 +117,12 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--format", dest="fmt", default="safetensors", choices=["safetensors", "pt"]
     )
+    _add_checkpoint_arg(export)
     export.add_argument(
-        "--checkpoint", default="best", choices=["best", "last"], help="which checkpoint"
+        "--out",
+        help="output file (default: RUN_DIR/export/model-step-N.FORMAT); never a checkpoint",
     )
-    export.add_argument("--out", help="output file (default: RUN_DIR/model.<format>)")
+    _add_trust_arg(export)
     export.set_defaults(run=cmd_export)
 
     recipes = sub.add_parser("recipes", help="list the built-in recipes")
@@ -128,6 +150,25 @@ def _add_config_args(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_checkpoint_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--checkpoint",
+        default=None,
+        metavar="best|last|FILE",
+        help="best (default; refused if damaged), last (the newest checkpoint that verifies), "
+        "or a checkpoint file (refused if damaged)",
+    )
+
+
+def _add_trust_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--trust-checkpoint",
+        action="store_true",
+        help="load a checkpoint that holds pickled Python objects (torch.load with "
+        "weights_only=False): only for files you trust, unpickling can run any code",
+    )
+
+
 # --------------------------------------------------------------------------- commands
 
 
@@ -145,11 +186,19 @@ def cmd_train(args: argparse.Namespace) -> int:
         overrides.append("run.quiet=true")
     config = load_config(args.config, overrides, base=base)
     if config.run.dir is None:
+        if config.checkpoint.resume == "auto":
+            raise UserError(
+                "--resume auto needs --run-dir DIR: the directory the job writes its checkpoints "
+                "to and resumes from when it is started again"
+            )
         stamp = time.strftime("%Y%m%d-%H%M%S")
         config = config.replace(
             run=dataclasses.replace(config.run, dir=f"runs/{_slug(recipe_name)}-{stamp}")
         )
-    return _train(config, build)
+    config = _fresh_start_if_nothing_to_resume(config)
+    _record_recipe(Path(config.run.dir), recipe_name)
+    with _trusting(args):
+        return _train(config, build, recipe_name)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -163,12 +212,13 @@ def cmd_resume(args: argparse.Namespace) -> int:
         )
     saved = _read_yaml(config_file)
     recipe_name = (saved.get("run") or {}).get("recipe") or "digits"
-    base, build = _recipe(recipe_name)
+    base, build = _recipe(recipe_name, run_dir)
     # Quietness belongs to this invocation, not to the run that is being continued.
     quiet = f"run.quiet={'true' if args.quiet else 'false'}"
     overrides = [*args.overrides, f"run.dir={run_dir}", "checkpoint.resume=auto", quiet]
     config = load_config([config_file], overrides, base=base)
-    return _train(config, build)
+    with _trusting(args):
+        return _train(config, build, recipe_name)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -181,10 +231,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not config_file.is_file():
         raise UserError(f"{run_dir} is not a run directory (no config.yaml)")
     recipe_name = (_read_yaml(config_file).get("run") or {}).get("recipe") or "digits"
-    base, build = _recipe(recipe_name)
+    base, build = _recipe(recipe_name, run_dir)
     config = load_config([config_file], base=base)
-    job = build(config)
-    payload = load_checkpoint(run_dir / "checkpoints" / f"{args.checkpoint}.pt")
+    which = args.checkpoint or "best"
+    chosen = _choose_checkpoint(run_dir, which, config.monitor.metric, config.monitor.mode)
+    with _trusting(args):
+        payload = load_checkpoint(chosen)
+    if "model" not in payload["state"]:
+        raise UserError(
+            f"{chosen} holds no model weights (its state has {sorted(payload['state'])})"
+        )
+    job = _build(build, config, recipe_name)
     load_weights(job.model, payload["state"]["model"])
     if job.val_data is None:
         raise UserError(f"recipe {recipe_name!r} has no validation data to evaluate on")
@@ -199,14 +256,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(
         json.dumps(
             {
-                "checkpoint": args.checkpoint,
-                "epoch": payload["manifest"]["epoch"],
+                "checkpoint": which,
+                "file": str(chosen),
+                "epoch": payload["manifest"].get("epoch"),
                 **{f"val_{k}": round(v, 6) for k, v in metrics.items()},
             },
             indent=2,
         )
     )
-    return 0
+    return EXIT_OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -214,15 +272,33 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     source = Path(args.run_dir)
     if source.is_dir():
-        chosen = source / "checkpoints" / f"{args.checkpoint}.pt"
-        if args.checkpoint == "best" and not chosen.is_file():
-            chosen = source / "checkpoints" / "last.pt"  # a run without validation has no best
-        out = Path(args.out) if args.out else source / f"model.{args.fmt}"
+        saved = _read_yaml(source / "config.yaml") if (source / "config.yaml").is_file() else {}
+        monitor = saved.get("monitor") or {}
+        chosen = _choose_checkpoint(
+            source,
+            args.checkpoint or "best",
+            monitor.get("metric", "val_loss"),
+            monitor.get("mode", "min"),
+        )
+        run_dir = source
     else:
-        chosen, out = source, Path(args.out or source.with_suffix(f".{args.fmt}"))
-    written = export_weights(chosen, out, fmt=args.fmt)
+        if args.checkpoint is not None:
+            raise UserError(
+                f"--checkpoint picks a checkpoint of a run directory; {source} is a file already"
+            )
+        if not source.is_file():
+            raise UserError(f"{source} does not exist; pass a run directory or a checkpoint file")
+        chosen = source
+        run_dir = source.parent.parent if source.parent.name == "checkpoints" else source.parent
+    out = (
+        Path(args.out)
+        if args.out
+        else run_dir / "export" / f"model-{_step_name(chosen)}.{args.fmt}"
+    )
+    with _trusting(args):
+        written = export_weights(chosen, out, fmt=args.fmt)
     print(f"wrote {written} ({written.stat().st_size:,} bytes) from {chosen}")
-    return 0
+    return EXIT_OK
 
 
 def cmd_recipes(args: argparse.Namespace) -> int:
@@ -231,19 +307,19 @@ def cmd_recipes(args: argparse.Namespace) -> int:
     for name in BUILTIN:
         mark = " (default)" if name == DEFAULT else ""
         print(f"{name:<10} {load_recipe(name).DESCRIPTION}{mark}")
-    return 0
+    return EXIT_OK
 
 
 # --------------------------------------------------------------------------- helpers
 
 
-def _train(config: Any, build: Any) -> int:
+def _train(config: Any, build: Any, recipe_name: str) -> int:
     from trainwell.loop import fit
     from trainwell.state import seed_everything
 
     # Seed before the recipe builds its model: initial weights are part of the run.
     seed_everything(config.run.seed, config.run.deterministic)
-    job = build(config)
+    job = _build(build, config, recipe_name)
     result = fit(
         job.model,
         job.train_data,
@@ -254,22 +330,198 @@ def _train(config: Any, build: Any) -> int:
         step_fn=job.step_fn,
     )
     if result.preempted == "SIGINT":
-        return 130  # interrupted, but saved: the conventional code for Ctrl-C
-    return 0  # finished, or preempted by SIGTERM after saving
+        return EXIT_INTERRUPTED  # interrupted, but saved: the conventional code for Ctrl-C
+    if not result.ok:
+        saved = (
+            f"; checkpoints are in {Path(config.run.dir) / 'checkpoints'}" if result.saves else ""
+        )
+        print(
+            f"trainwell: error: a runtime guard stopped the run: "
+            f"{_one_line(str(result.stopped_by_guard))}{saved} (see docs/guards.md)",
+            file=sys.stderr,
+        )
+        return EXIT_GUARD_STOPPED
+    return EXIT_OK  # finished, or preempted by SIGTERM after saving
 
 
-def _recipe(name: str) -> tuple[Any, Any]:
-    """(default config, build function) of a built-in recipe or a user's module:function."""
+def _build(build: Any, config: Any, recipe_name: str) -> Any:
+    from trainwell.recipes import check_job
+
+    return check_job(build(config), recipe_name)
+
+
+def _fresh_start_if_nothing_to_resume(config: Any) -> Any:
+    """``checkpoint.resume=auto`` in a run directory without checkpoints: start fresh.
+
+    A directory with checkpoints none of which verifies is not "nothing": resuming then fails
+    with the reasons, rather than starting over on top of them.
+    """
+    from trainwell.checkpoint import list_checkpoints
+
+    if config.checkpoint.resume != "auto":
+        return config
+    directory = Path(config.run.dir) / "checkpoints"
+    if list_checkpoints(directory):
+        return config
+    if not config.run.quiet:
+        _note(f"no checkpoint in {directory} yet: starting fresh")
+    return config.replace(checkpoint=dataclasses.replace(config.checkpoint, resume=None))
+
+
+def _choose_checkpoint(run_dir: Path, which: str, monitor: str, mode: str) -> Path:
+    """The checkpoint file ``which`` (best, last or a path) means in ``run_dir``, verified.
+
+    - a path: that file; damaged -> `CheckpointError`;
+    - ``last``: the newest checkpoint that verifies, with a note for each newer damaged one;
+    - ``best``: ``best.pt``; damaged -> `CheckpointError` naming the alternatives (another
+      file is not "the best" and must be asked for); none (a run without validation) -> last.
+    """
+    from trainwell.checkpoint import (
+        BEST,
+        LAST,
+        best_good_checkpoint,
+        list_checkpoints,
+        newest_good_checkpoint,
+        verify_if_manifest,
+    )
+    from trainwell.errors import CheckpointError
+
+    directory = run_dir / "checkpoints"
+    if which not in ("best", "last"):
+        path = Path(which)
+        if not path.is_file():
+            raise CheckpointError(
+                f"no checkpoint at {path}; pass best, last or the path of a checkpoint file"
+            )
+        verify_if_manifest(path)
+        return path
+    if which == "best":
+        best = directory / BEST
+        if best.is_file():
+            try:
+                verify_if_manifest(best)
+            except CheckpointError as exc:
+                good = best_good_checkpoint(directory, monitor, mode)
+                other = f", or --checkpoint {good} (the best that verifies)" if good else ""
+                raise CheckpointError(
+                    f"the best checkpoint is damaged: {exc}; another file is not used in its "
+                    f"place: pass --checkpoint last (the newest that verifies){other}"
+                ) from None
+            return best
+        if list_checkpoints(directory):
+            _note(f"{directory} has no {BEST} (no validation metric); using the newest checkpoint")
+    if list_checkpoints(directory):
+        path, skipped = newest_good_checkpoint(directory)
+        for reason in skipped:
+            _note(f"{reason}; using {path.name}, the newest checkpoint that verifies")
+        return path
+    last = directory / LAST
+    if last.is_file():
+        verify_if_manifest(last)
+        return last
+    raise CheckpointError(f"no checkpoint in {directory}")
+
+
+def _step_name(checkpoint: Path) -> str:
+    """``step-N`` for a step file or a link to one (``last.pt``/``best.pt``), else its stem."""
+    import os
+
+    from trainwell.checkpoint import PREFIX, list_checkpoints
+
+    if checkpoint.name.startswith(PREFIX):
+        return checkpoint.stem
+    with contextlib.suppress(OSError):
+        for step in list_checkpoints(checkpoint.parent):
+            if os.path.samefile(step, checkpoint):
+                return step.stem
+    return checkpoint.stem
+
+
+def _recipe(name: str, run_dir: Path | None = None) -> tuple[Any, Any]:
+    """(default config, build function) of a built-in recipe or a user's module:function.
+
+    A ``module:function`` is imported from the working directory, or — for a run that recorded
+    where its recipe came from (``recipe.json``) — from there first.
+    """
     from trainwell.config import Config
     from trainwell.recipes import load_recipe, load_user_recipe
 
-    if ":" in name:
-        if "" not in sys.path and str(Path.cwd()) not in sys.path:
-            sys.path.insert(0, str(Path.cwd()))  # so `my_script:build` imports from here
+    if ":" not in name:
+        module = load_recipe(name)
+        return module.CONFIG, module.build
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))  # so `my_script:build` imports from here
+    origin = _recorded_recipe(run_dir) if run_dir is not None else None
+    if origin and Path(origin.get("sys_path", "")).is_dir() and origin["sys_path"] not in sys.path:
+        sys.path.insert(0, origin["sys_path"])
+    try:
         build = load_user_recipe(name)
-        return getattr(build, "config", None) or Config(), build
-    module = load_recipe(name)
-    return module.CONFIG, module.build
+    except ConfigError as exc:
+        if origin and not Path(origin.get("file", "")).is_file():
+            raise ConfigError(
+                f"{exc}; the run was trained with {origin.get('file')}, which is gone: put the "
+                "module on PYTHONPATH or run from the directory that holds it"
+            ) from None
+        raise
+    return getattr(build, "config", None) or Config(), build
+
+
+def _record_recipe(run_dir: Path, recipe_name: str) -> None:
+    """Write ``recipe.json``: where a ``module:function`` recipe was imported from."""
+    from trainwell.checkpoint import write_text_atomic
+    from trainwell.recipes import RECIPE_FILE, recipe_origin
+
+    origin = recipe_origin(recipe_name)
+    if origin is None:
+        return
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(json.dumps(origin, indent=2) + "\n", run_dir / RECIPE_FILE)
+
+
+def _recorded_recipe(run_dir: Path) -> dict[str, str] | None:
+    from trainwell.recipes import RECIPE_FILE
+
+    try:
+        origin = json.loads((run_dir / RECIPE_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return origin if isinstance(origin, dict) else None
+
+
+@contextlib.contextmanager
+def _trusting(args: argparse.Namespace) -> Iterator[None]:
+    from trainwell.checkpoint import trusting_checkpoints
+
+    with trusting_checkpoints(bool(getattr(args, "trust_checkpoint", False))):
+        yield
+
+
+@contextlib.contextmanager
+def _checkpoint_warnings_as_notes() -> Iterator[None]:
+    """Warnings about checkpoints (a damaged one skipped) as one ``trainwell: warning:`` line."""
+    import warnings
+
+    from trainwell.checkpoint import CheckpointWarning
+
+    shown = warnings.showwarning
+
+    def show(message: Any, category: Any, filename: str, lineno: int, *rest: Any) -> None:
+        if issubclass(category, CheckpointWarning):
+            print(f"trainwell: warning: {_one_line(str(message))}", file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, *rest)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
+def _note(message: str) -> None:
+    print(f"trainwell: note: {_one_line(message)}", file=sys.stderr)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _recipe_in_files(paths: list[str], read: Any) -> str | None:

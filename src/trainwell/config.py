@@ -11,6 +11,7 @@ import dataclasses
 import difflib
 import hashlib
 import json
+import re
 import sys
 import types
 import typing
@@ -44,7 +45,7 @@ class RunConfig:
     seed: int = 0  # seeds python, numpy, torch and the data order
     deterministic: bool = False  # deterministic kernels (slower): bit-exact repeats on GPU
     device: str = "auto"  # auto (cuda > mps > cpu), or cpu, cuda, cuda:1, mps
-    dir: str | None = None  # run directory for config, metrics, checkpoints; None: write nothing
+    dir: str | None = None  # run directory for config, metrics, checkpoints; null: write nothing
     log_every: int = 50  # optimizer steps between logged values (the only per-step host syncs)
     progress: bool = True  # live progress bar per epoch and a one-line summary per epoch
     quiet: bool = False  # print nothing but errors
@@ -53,17 +54,15 @@ class RunConfig:
 @dataclass(frozen=True)
 class DataConfig:
     batch_size: int = 64  # samples per micro-batch
-    eval_batch_size: int | None = None  # samples per validation batch; None: 4 x batch_size
+    eval_batch_size: int | None = None  # samples per validation batch; null: 4 x batch_size
     shuffle: bool = True  # reshuffle the training data every epoch (order = f(seed, epoch))
     drop_last: bool = False  # drop a short last batch (spares BatchNorm a tiny batch)
-    num_workers: int | Literal["auto"] = (
-        0  # worker processes for Datasets (0: none; auto: measured)
-    )
-    pin_memory: bool | None = None  # page-locked host batches; None: on when training on CUDA
+    num_workers: int | Literal["auto"] = 0  # Dataset worker processes (0: none; auto: measured)
+    pin_memory: bool | None = None  # page-locked host batches; null: on when training on CUDA
     persistent_workers: bool = True  # keep workers alive between epochs
     prefetch_factor: int = 2  # batches each worker loads ahead
     device_fraction: float = 0.25  # tensors move to the GPU once if they fit in this share of it
-    input_bound_threshold: float | None = 0.2  # warn when data wait exceeds this share; None: off
+    input_bound_threshold: float | None = 0.2  # warn when data wait exceeds this share; null: off
 
 
 @dataclass(frozen=True)
@@ -73,8 +72,8 @@ class TrainConfig:
     accumulate_steps: int = 1  # micro-batches per optimizer step (gradient accumulation)
     weight_by: str | None = None  # batch key with a per-batch count (e.g. num_tokens) to weight by
     precision: Precision = "fp32"  # fp32 | bf16 | fp16 (with GradScaler) | auto
-    clip_norm: float | None = 1.0  # clip to this global L2 norm (after unscaling); None: off
-    clip_value: float | None = None  # clamp each gradient element to [-v, v]; None: off
+    clip_norm: float | None = 1.0  # clip to this global L2 norm (after unscaling); null: off
+    clip_value: float | None = None  # clamp each gradient element to [-v, v]; null: off
     eval_every: int = 1  # epochs between validations
 
 
@@ -82,12 +81,13 @@ class TrainConfig:
 class OptimConfig:
     name: Literal["adamw", "sgd"] = "adamw"  # optimizer
     lr: float = 1e-3  # peak learning rate
-    weight_decay: float = 0.01  # decoupled weight decay; never on biases, norms, embeddings
+    weight_decay: float = 0.01  # decoupled weight decay; never on biases, norms, embeddings, 1-D
     betas: tuple[float, float] = (0.9, 0.999)  # AdamW moment coefficients
     eps: float = 1e-8  # AdamW denominator epsilon
     momentum: float = 0.9  # SGD momentum
     nesterov: bool = False  # SGD Nesterov momentum
-    layer_decay: float | None = None  # layer-wise LR decay for fine-tuning (e.g. 0.75); None: off
+    layer_decay: float | None = None  # layer-wise LR decay for fine-tuning (e.g. 0.75); null: off
+    layers: str | None = None  # ModuleList path(s) for layer_decay, comma-separated; null: auto
     impl: Literal["auto", "fused", "foreach", "for_loop"] = "auto"  # auto: fused where available
 
 
@@ -112,18 +112,19 @@ class ScheduleConfig:
 class MonitorConfig:
     metric: str = "val_loss"  # metric for best checkpoint, early stopping and plateau schedule
     mode: Literal["min", "max"] = "min"  # whether lower or higher is better
+    restore_best: bool = True  # after fit(), the model holds the best weights, not the last
 
 
 @dataclass(frozen=True)
 class EarlyStopConfig:
-    patience: int | None = None  # evaluations without improvement before stopping; None: off
+    patience: int | None = None  # evaluations without improvement before stopping; null: off
     min_delta: float = 0.0  # smallest change of the monitored metric that counts as improvement
 
 
 @dataclass(frozen=True)
 class CheckpointConfig:
     every_epochs: int | None = 1  # save the full training state every N epochs (and at the end)
-    every_steps: int | None = None  # also save every N optimizer steps, mid-epoch; None: off
+    every_steps: int | None = None  # also save every N optimizer steps, mid-epoch; null: off
     keep_last: int = 2  # newest checkpoints to keep
     keep_best: int = 1  # best checkpoints (by monitor.metric) to keep besides the newest
     async_save: bool = False  # copy state to CPU and write it in a background thread
@@ -260,9 +261,23 @@ def config_help(config: Config | None = None) -> str:
         for f in dataclasses.fields(sub):
             default = getattr(sub, f.name)
             lines.append(
-                f"  {section.name}.{f.name}={default!r}  {comments.get(f.name, '')}".rstrip()
+                f"  {section.name}.{f.name}={_as_written(default)}  "
+                f"{comments.get(f.name, '')}".rstrip()
             )
     return "\n".join(lines)
+
+
+def _as_written(value: Any) -> str:
+    """A value as it is written in a config file or override: null, true, [0.9, 0.999]."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return f"[{', '.join(_as_written(v) for v in value)}]"
+    if isinstance(value, str):
+        return value if value and _parse_yaml_scalar(value) == value else json.dumps(value)
+    return repr(value)
 
 
 def _field_comments(cls: type, inspect: Any) -> dict[str, str]:
@@ -366,64 +381,162 @@ def _unknown_key_message(name: str, prefix: str, valid: list[str], value: Any = 
 
 
 def _coerce(value: Any, tp: Any, name: str) -> Any:
+    """``value`` converted to type ``tp``, or a one-line `ConfigError` in plain words."""
+    ok, result = _convert(value, tp)
+    if ok:
+        return result
+    raise ConfigError(_mismatch(value, tp, name))
+
+
+_NoneType = type(None)
+
+
+def _is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (Union, types.UnionType)
+
+
+def _says_none(value: Any) -> bool:
+    """The text None (Python's spelling), which YAML reads as a string, not as null."""
+    return isinstance(value, str) and value.strip().lower() == "none"
+
+
+def _convert(value: Any, tp: Any) -> tuple[bool, Any]:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
-    if origin in (Union, types.UnionType):
-        if value is None and type(None) in args:
-            return None
-        errors = []
-        for arg in (a for a in args if a is not type(None)):
-            try:
-                return _coerce(value, arg, name)
-            except ConfigError as exc:
-                errors.append(str(exc))
-        raise ConfigError(
-            errors[0] if len(errors) == 1 else f"{name}={value!r} fits none of {_type_name(tp)}"
-        )
+    if _is_union(tp):
+        if _NoneType in args:
+            if value is None:
+                return True, None
+            if _says_none(value):  # not a directory called "None": the user meant null
+                return False, None
+        for arg in (a for a in args if a is not _NoneType):
+            ok, result = _convert(value, arg)
+            if ok:
+                return True, result
+        return False, None
     if origin is Literal:
-        if value in args:
-            return value
-        close = difflib.get_close_matches(str(value), [str(a) for a in args], n=1, cutoff=0.4)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ConfigError(f"{name}={value!r} is not one of {', '.join(map(repr, args))}{hint}")
+        return (value in args and not isinstance(value, bool)), value
     if origin is tuple:
         if not isinstance(value, list | tuple):
-            raise ConfigError(f"{name}={value!r} must be a list, e.g. {name}=[1,2]")
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_coerce(v, args[0], f"{name}[{i}]") for i, v in enumerate(value))
-        if len(value) != len(args):
-            raise ConfigError(f"{name}={value!r} must have {len(args)} elements")
-        return tuple(
-            _coerce(v, a, f"{name}[{i}]") for i, (v, a) in enumerate(zip(value, args, strict=True))
-        )
+            return False, None
+        items = args[:1] * len(value) if len(args) == 2 and args[1] is Ellipsis else args
+        if len(value) != len(items):
+            return False, None
+        converted = [_convert(v, a) for v, a in zip(value, items, strict=True)]
+        return all(ok for ok, _ in converted), tuple(r for _, r in converted)
     if tp is Any:
-        return value
+        return True, value
     if tp is bool:
-        if isinstance(value, bool):
-            return value
-        raise ConfigError(f"{name}={value!r} must be true or false")
+        return isinstance(value, bool), value
     if tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        raise ConfigError(f"{name}={value!r} must be a whole number")
+        return (isinstance(value, int) and not isinstance(value, bool)), value
     if tp is float:
         if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):  # YAML 1.1 reads "1e-3" as a string
+            return True, float(value)
+        if isinstance(value, str):  # YAML 1.1 reads 1e-3 (no dot) as a string
             try:
-                return float(value)
+                return True, float(value)
             except ValueError:
                 pass
-        raise ConfigError(f"{name}={value!r} must be a number")
+        return False, None
     if tp is str:
-        if isinstance(value, str):
-            return value
-        raise ConfigError(f"{name}={value!r} must be a string")
-    return value
+        return isinstance(value, str), value
+    return True, value
 
 
-def _type_name(tp: Any) -> str:
-    return str(tp).replace("typing.", "")
+def _mismatch(value: Any, tp: Any, name: str) -> str:
+    """Why ``value`` does not fit ``tp``, in words a user can act on."""
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if _is_union(tp) and _NoneType in args and _says_none(value):
+        return f"{name}={value!r} is read as the text {value.strip()!r}; write null, not None"
+    if isinstance(value, str):
+        parsed = _parse_yaml_scalar(value)
+        if not isinstance(parsed, str) and _convert(parsed, tp)[0]:
+            return (
+                f"{name}={value!r} is a string (quoted in the file?); "
+                f"write {value.strip()} without quotes"
+            )
+    if origin is Literal:
+        close = difflib.get_close_matches(str(value), [str(a) for a in args], n=1, cutoff=0.4)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"{name}={value!r} is not one of {', '.join(map(repr, args))}{hint}"
+    if origin is tuple and isinstance(value, list | tuple):
+        items = args[:1] * len(value) if len(args) == 2 and args[1] is Ellipsis else args
+        if len(value) == len(items):
+            for i, (v, a) in enumerate(zip(value, items, strict=True)):
+                if not _convert(v, a)[0]:
+                    return _mismatch(v, a, f"{name}[{i}]")
+    message = f"{name}={value!r} must be {_describe(tp, name)}"
+    choices = [str(a) for a in _literal_choices(tp)]
+    if isinstance(value, str) and choices:
+        close = difflib.get_close_matches(value, choices, n=1, cutoff=0.4)
+        if close:
+            message += f"; did you mean {close[0]!r}?"
+    elif _accepts_str(tp) and isinstance(value, int | float):
+        message += f"; to mean the text, quote it: '{value}'"
+    return message
+
+
+def _parse_yaml_scalar(text: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def _literal_choices(tp: Any) -> list[Any]:
+    if typing.get_origin(tp) is Literal:
+        return list(typing.get_args(tp))
+    if _is_union(tp):
+        return [c for a in typing.get_args(tp) for c in _literal_choices(a)]
+    return []
+
+
+def _accepts_str(tp: Any) -> bool:
+    return tp is str or (_is_union(tp) and str in typing.get_args(tp))
+
+
+def _describe(tp: Any, name: str = "") -> str:
+    """A type in plain words: "a whole number >= 0 or auto", "a list of 2 numbers", ..."""
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if _is_union(tp):
+        options = [a for a in args if a is not _NoneType]
+        text = _join_or([_describe(a, name) for a in options])
+        if len(options) == len(args):
+            return text
+        return "true, false or null" if options == [bool] else f"{text}, or null"
+    if origin is Literal:
+        words = [str(a) for a in args]
+        return _join_or(words) if len(words) <= 2 else f"one of {', '.join(words)}"
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return f"a list of {_plural(args[0])}"
+        if len(set(args)) == 1:
+            return f"a list of {len(args)} {_plural(args[0])}"
+        return f"a list of {len(args)} values ({', '.join(_describe(a) for a in args)})"
+    bound = f" {_BOUNDS[name]}" if name in _BOUNDS else ""
+    if tp is bool:
+        return "true or false"
+    if tp is int:
+        return f"a whole number{bound}"
+    if tp is float:
+        return f"a number{bound}"
+    if tp is str:
+        return "a string"
+    if tp is Any:
+        return "any value"
+    return getattr(tp, "__name__", str(tp))
+
+
+def _plural(tp: Any) -> str:
+    plurals = {int: "whole numbers", float: "numbers", bool: "true/false values", str: "strings"}
+    return plurals.get(tp) or f"values that are each {_describe(tp)}"
+
+
+def _join_or(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 # --------------------------------------------------------------------------- value checks
@@ -449,6 +562,25 @@ _NON_NEGATIVE = {
     "schedule.min_lr_ratio",
     "checkpoint.keep_best",
 }
+_POSITIVE_OR_NULL = (
+    "data.eval_batch_size",
+    "train.max_steps",
+    "early_stop.patience",
+    "checkpoint.every_epochs",
+    "checkpoint.every_steps",
+)
+_POSITIVE_NUMBERS = ("train.clip_norm", "train.clip_value", "optim.lr")
+#: The valid range of each numeric key, added to type errors ("a whole number > 0").
+_BOUNDS: dict[str, str] = {
+    **{key: "> 0" for key in (*_POSITIVE, *_POSITIVE_OR_NULL, *_POSITIVE_NUMBERS)},
+    **{key: ">= 0" for key in (*_NON_NEGATIVE, "data.num_workers")},
+    "data.device_fraction": "in [0, 1]",
+    "data.input_bound_threshold": "in (0, 1)",
+    "schedule.warmup_ratio": "in [0, 1)",
+    "schedule.pct_start": "in (0, 1)",
+    "optim.layer_decay": "in (0, 1]",
+}
+_DOTTED_PATH = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")
 
 
 def validate_config(config: Config) -> Config:
@@ -460,18 +592,12 @@ def validate_config(config: Config) -> Config:
         if not low_ok:
             bound = "> 0" if key in _POSITIVE else ">= 0"
             raise ConfigError(f"{key}={value!r} must be {bound}")
-    for key in (
-        "data.eval_batch_size",
-        "train.max_steps",
-        "early_stop.patience",
-        "checkpoint.every_epochs",
-        "checkpoint.every_steps",
-    ):
+    for key in _POSITIVE_OR_NULL:
         section, name = key.split(".")
         value = getattr(getattr(config, section), name)
         if value is not None and value <= 0:
             raise ConfigError(f"{key}={value!r} must be > 0, or null to turn it off")
-    for key in ("train.clip_norm", "train.clip_value", "optim.lr"):
+    for key in _POSITIVE_NUMBERS:
         section, name = key.split(".")
         value = getattr(getattr(config, section), name)
         if value is not None and not value > 0:
@@ -490,5 +616,14 @@ def validate_config(config: Config) -> Config:
         raise ConfigError(f"schedule.pct_start={config.schedule.pct_start} must be in (0, 1)")
     if config.optim.layer_decay is not None and not 0.0 < config.optim.layer_decay <= 1.0:
         raise ConfigError(f"optim.layer_decay={config.optim.layer_decay} must be in (0, 1]")
+    layers = config.optim.layers
+    if layers is not None:
+        for part in layers.split(","):
+            if not _DOTTED_PATH.fullmatch(part.strip()):
+                raise ConfigError(
+                    f"optim.layers={layers!r} must be a dotted path to the ModuleList of layers "
+                    f"(e.g. encoder.layers), or several separated by commas; {part.strip()!r} "
+                    "is not one"
+                )
     validate_guards(config.guards)
     return config

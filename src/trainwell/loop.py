@@ -13,7 +13,6 @@ import dataclasses
 import math
 import sys
 import time
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,12 +23,15 @@ from torch import nn
 
 from trainwell.accumulation import Accumulation
 from trainwell.batch import (
+    BOOKKEEPING_KEYS,
     batch_size_of,
+    bookkeeping_keys,
     call_model,
     check_class_targets,
     check_elementwise_shapes,
     compute_loss,
     logits_of,
+    loss_of,
     split_batch,
 )
 from trainwell.checkpoint import Checkpointer, find_checkpoint, load_checkpoint, restore
@@ -38,8 +40,9 @@ from trainwell.config import Config, build_config, save_config
 from trainwell.data import make_loader, start_epoch
 from trainwell.device import choose_device, move_to
 from trainwell.errors import ConfigError, DataError
+from trainwell.evaluation import Metrics, evaluate, evaluate_loader, model_device, predict
 from trainwell.guards import for_fit
-from trainwell.metric import MeanAccumulator, MetricFn, resolve_metrics
+from trainwell.metric import resolve_metrics
 from trainwell.observe import (
     FitInfo,
     InputBoundDetector,
@@ -51,11 +54,14 @@ from trainwell.observe import (
 from trainwell.optim import build_optimizer
 from trainwell.precision import Precision
 from trainwell.preemption import Preemption
-from trainwell.schedule import LRSchedule, TorchSchedule, build_schedule
+from trainwell.schedule import LRSchedule, TorchSchedule, build_schedule, infer_interval
 from trainwell.state import Counters, RNGState, seed_everything
-from trainwell.tracking import BestTracker, EarlyStopping
+from trainwell.tracking import BestTracker, BestWeights, EarlyStopping
+from trainwell.userframe import warn_at_user
 
-StepFn = Callable[[nn.Module, Any], torch.Tensor]
+#: ``step_fn(model, batch)`` returns the loss, or ``(loss, outputs)`` so metrics can be measured
+StepFn = Callable[[nn.Module, Any], Any]
+__all__ = ["FitResult", "evaluate", "fit", "model_device", "predict"]
 
 
 @dataclass
@@ -78,6 +84,13 @@ class FitResult:
     preempted: str | None = None  # the signal that stopped the run (SIGTERM, SIGINT), if any
     saves: list[Any] = field(default_factory=list)  # one SaveRecord per checkpoint written
     findings: list[Any] = field(default_factory=list)  # what the runtime guards found
+    stopped_by_guard: str | None = None  # why a runtime guard stopped the run, if one did
+    weights: str = "last"  # which weights the model holds now: "last" or "best (... epoch N)"
+
+    @property
+    def ok(self) -> bool:
+        """False when a runtime guard stopped the run (the CLI then exits with code 3)."""
+        return self.stopped_by_guard is None
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready summary (written to ``summary.json`` in the run directory)."""
@@ -93,7 +106,9 @@ class FitResult:
             "epochs": self.epochs,
             "wall_time_s": round(self.wall_time_s, 3),
             "stop_reason": self.stop_reason,
+            "stopped_by_guard": self.stopped_by_guard,
             "preempted": self.preempted,
+            "weights": self.weights,
             "checkpoint_saves": len(self.saves),
             "checkpoint_blocked_s_max": round(
                 max((s.blocked_s for s in self.saves), default=0.0), 4
@@ -111,8 +126,13 @@ class FitResult:
             lines.append(
                 f"best {self.monitor} {self.best:.4g} at epoch {self.best_epoch} (step {self.best_step})"
             )
+        elif self.monitor and self.history:
+            lines.append(f"no best {self.monitor}: it was never a finite number")
+        lines.append(f"weights left in the model: {self.weights}")
         if self.best_checkpoint:
             lines.append(f"best checkpoint: {self.best_checkpoint}")
+        if self.stopped_by_guard:
+            lines.append(f"FAILED: a runtime guard stopped the run: {self.stopped_by_guard}")
         if self.saves:
             newest = self.saves[-1]
             lines.append(
@@ -142,12 +162,15 @@ class History:
 class SupervisedStep:
     """The default step: ``loss_fn(model(inputs), targets)``, labels checked on the first batch."""
 
-    def __init__(self, loss_fn: Callable[..., torch.Tensor]) -> None:
+    def __init__(
+        self, loss_fn: Callable[..., torch.Tensor], skip: frozenset[str] = BOOKKEEPING_KEYS
+    ) -> None:
         self.loss_fn = loss_fn
+        self.skip = skip  # batch keys that are counts for the loop, not model inputs
         self.checked = False
 
     def __call__(self, model: nn.Module, batch: Any) -> torch.Tensor:
-        inputs, targets = split_batch(batch)
+        inputs, targets = split_batch(batch, self.skip)
         output = call_model(model, inputs)
         if not self.checked:
             if isinstance(targets, torch.Tensor):
@@ -164,7 +187,7 @@ def fit(
     *,
     loss: Callable[..., torch.Tensor] | None = None,
     config: Config | Mapping[str, Any] | None = None,
-    metrics: Mapping[str, MetricFn] | Iterable[str] | None = None,
+    metrics: Metrics = None,
     optimizer: torch.optim.Optimizer | None = None,
     schedule: Any = None,
     step_fn: StepFn | None = None,
@@ -179,7 +202,9 @@ def fit(
     ``optimizer``: built by `build_optimizer` from ``config.optim`` unless given (build it
     after moving the model to its device). ``schedule``: built from ``config.schedule``
     unless given as a `LRSchedule`, a `TorchSchedule`, or a ``torch.optim.lr_scheduler``
-    object (stepped per epoch; wrap it in `TorchSchedule` to declare another interval).
+    object, stepped on the interval it is certain to mean (OneCycleLR/CyclicLR per step,
+    ReduceLROnPlateau per evaluation, a horizon equal to the run's steps or epochs); any
+    other is refused until wrapped as ``TorchSchedule(scheduler, interval=...)``.
     """
     cfg = config if isinstance(config, Config) else build_config(config)
     seed_everything(cfg.run.seed, cfg.run.deterministic)
@@ -187,7 +212,7 @@ def fit(
     model.to(device)  # before the optimizer exists: it must hold the moved parameters
     precision = Precision(cfg.train.precision, device)
     loss_fn = loss or nn.CrossEntropyLoss()
-    train_step = step_fn or SupervisedStep(loss_fn)
+    train_step = step_fn or SupervisedStep(loss_fn, bookkeeping_keys(cfg.train.weight_by))
     train_loader = _loader(train_data, cfg, device, train=True)
     validate = _validator(model, val_data, cfg, device, precision, loss_fn, step_fn, metrics)
     accumulation = Accumulation(cfg.train.accumulate_steps, cfg.train.weight_by)
@@ -204,6 +229,7 @@ def fit(
     early_stopping = EarlyStopping(cfg.monitor.metric, cfg.monitor.mode, **vars_of(cfg.early_stop))
     counters, history, meter = Counters(), History(), _Meter(device)
     checkpointer = _checkpointer(cfg)
+    best_weights = BestWeights(model, checkpointer, enabled=cfg.monitor.restore_best)
     guards = for_fit(
         model,
         optimizer,
@@ -253,7 +279,7 @@ def fit(
                 window_loss = torch.zeros((), device=device)
                 for micro in window:
                     with precision.autocast():  # forward and loss in low precision, not backward
-                        loss_value = train_step(model, micro.batch)
+                        loss_value = loss_of(train_step(model, micro.batch))
                     weighted = micro.weigh(loss_value)  # x 1/n, or x count/total, in the window
                     precision.backward(weighted)
                     window_loss += weighted.detach()  # detached: keeps no graph alive
@@ -295,6 +321,8 @@ def fit(
             record["best"] = False
             if evaluated or cfg.monitor.metric in record:  # raises if the metric is missing
                 record["best"] = best.update(record, step=counters.step, epoch=epoch)
+                if record["best"]:
+                    best_weights.capture()
                 if early_stopping.update(record, step=counters.step, epoch=epoch):
                     stop_reason = f"stopped early: {early_stopping.reason}"
             if whole:
@@ -304,8 +332,9 @@ def fit(
             _emit(observers, "on_epoch_end", record)
             stop_reason = stop_reason or _interruption(preemption, observers)
 
-            # ── checkpoint (on its cadence, and always at the end) ───────────────
-            if checkpointer.due_after_epoch(counters.epoch, last or stop_reason is not None):
+            # ── checkpoint (on its cadence, at a new best, and always at the end) ──
+            final = last or stop_reason is not None
+            if checkpointer.due_after_epoch(counters.epoch, final) or best_weights.save_due(record):
                 checkpointer.save(state, counters, metrics=record, **manifest)
 
     stop_reason = stop_reason or _limit_reached(cfg, counters)
@@ -313,100 +342,10 @@ def fit(
         history, best, checkpointer, counters, time.perf_counter() - started, stop_reason, cfg
     )
     result.preempted, result.findings = preemption.requested, list(guards.findings)
+    result.stopped_by_guard = guards.stop_reason if guards.should_stop else None
+    result.weights = best_weights.restore(best, checkpointer, counters.step)
     _emit(observers, "on_fit_end", result)
     return result
-
-
-# --------------------------------------------------------------------------- evaluation
-
-
-def evaluate(
-    model: nn.Module,
-    data: Any,
-    *,
-    loss: Callable[..., torch.Tensor] | None = None,
-    metrics: Mapping[str, MetricFn] | Iterable[str] | None = None,
-    device: str | torch.device | None = None,
-    precision: str = "fp32",
-    batch_size: int = 256,
-) -> dict[str, float]:
-    """Mean loss and metrics of ``model`` on ``data`` (in eval mode, building no graph).
-
-    The model's train/eval mode is restored afterwards. Metrics are accumulated on the
-    device and read once at the end.
-    """
-    device = choose_device(device) if device is not None else _model_device(model)
-    model.to(device)
-    loader = make_loader(data, batch_size=batch_size, shuffle=False, device=device)
-    loss_fn = loss or nn.CrossEntropyLoss()
-    return _evaluate(
-        model, loader, loss_fn, resolve_metrics(metrics), device, Precision(precision, device)
-    )
-
-
-def _evaluate(
-    model: nn.Module,
-    loader: Any,
-    loss_fn: Callable[..., torch.Tensor] | None,
-    metric_fns: Mapping[str, MetricFn],
-    device: torch.device,
-    precision: Precision,
-    step_fn: StepFn | None = None,
-) -> dict[str, float]:
-    was_training = model.training
-    model.eval()
-    totals = MeanAccumulator()
-    try:
-        with torch.inference_mode(), precision.autocast():
-            for batch in loader:
-                batch = move_to(batch, device, non_blocking=True)
-                values: dict[str, torch.Tensor] = {}
-                if loss_fn is None and step_fn is not None:  # custom step: its loss is the metric
-                    values["loss"] = step_fn(model, batch)
-                else:
-                    inputs, targets = split_batch(batch)
-                    prediction = logits_of(call_model(model, inputs))
-                    values["loss"] = compute_loss(loss_fn, prediction, targets)
-                    for name, fn in metric_fns.items():
-                        values[name] = fn(prediction, targets)
-                totals.add(values, batch_size_of(batch))
-    finally:
-        model.train(was_training)
-    return totals.compute()
-
-
-def predict(
-    model: nn.Module,
-    data: Any,
-    *,
-    device: str | torch.device | None = None,
-    precision: str = "fp32",
-    batch_size: int = 256,
-) -> torch.Tensor:
-    """Model outputs for every sample of ``data``, concatenated on the CPU, in data order.
-
-    ``data`` may hold inputs only (a tensor) or ``(inputs, targets)`` batches.
-    """
-    device = choose_device(device) if device is not None else _model_device(model)
-    model.to(device)
-    loader = make_loader(data, batch_size=batch_size, shuffle=False, device=device)
-    policy = Precision(precision, device)
-    outputs = []
-    was_training = model.training
-    model.eval()
-    try:
-        with torch.inference_mode(), policy.autocast():
-            for batch in loader:
-                batch = move_to(batch, device, non_blocking=True)
-                inputs = (
-                    batch[0]
-                    if isinstance(batch, tuple) and len(batch) == 1
-                    else split_batch(batch)[0]
-                )
-                outputs.append(logits_of(call_model(model, inputs)).float().cpu())
-    finally:
-        model.train(was_training)
-    return torch.cat(outputs) if outputs else torch.empty(0)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -534,10 +473,9 @@ def _load_resume_state(cfg: Config, device: torch.device) -> dict[str, Any]:
     payload = load_checkpoint(path, map_location=device)
     changed = _changed_keys(payload["manifest"].get("config", {}), cfg.to_dict())
     if changed:
-        warnings.warn(
+        warn_at_user(
             f"resuming {path} with a different config ({', '.join(changed)}); the run will not "
             "match one that never stopped",
-            stacklevel=3,
         )
     return payload["state"]
 
@@ -606,20 +544,28 @@ def _validator(
     step_fn: StepFn | None,
     metrics: Any,
 ) -> Callable[[], dict[str, float]] | None:
-    """A function that runs one validation pass and returns ``val_*`` metrics (None: no data)."""
-    if step_fn is not None and metrics:
-        raise ConfigError(
-            "metrics need loss(model(inputs), targets) batches; with step_fn only the step's "
-            "loss is measured (val_loss). Drop metrics=, or compute them in an Observer"
-        )
+    """A function that runs one validation pass and returns ``val_*`` metrics (None: no data).
+
+    With ``step_fn`` the step's own loss is measured; metrics need it to return
+    ``(loss, outputs)``.
+    """
     if val_data is None:
         return None
     loader = _loader(val_data, cfg, device, train=False)
-    metric_fns = resolve_metrics(metrics)
-    eval_loss = loss_fn if step_fn is None else None  # a custom step's own loss is the metric
+    metric_objects = resolve_metrics(metrics)
 
     def validate() -> dict[str, float]:
-        values = _evaluate(model, loader, eval_loss, metric_fns, device, precision, step_fn)
+        # Every validation sees the same batches (epoch 0): an exact resume reproduces it.
+        values = evaluate_loader(
+            model,
+            start_epoch(loader, 0),
+            loss_fn,
+            metric_objects,
+            device,
+            precision,
+            step_fn=step_fn,
+            count_key=cfg.train.weight_by,
+        )
         return _prefixed("val_", values)
 
     return validate
@@ -732,7 +678,11 @@ def _as_schedule(
     if isinstance(
         schedule, torch.optim.lr_scheduler.LRScheduler | torch.optim.lr_scheduler.ReduceLROnPlateau
     ):
-        return TorchSchedule(schedule, interval="epoch", monitor=cfg.monitor.metric)
+        epochs = math.ceil(total_steps / steps_per_epoch)
+        interval = infer_interval(
+            schedule, steps_per_epoch=steps_per_epoch, total_steps=total_steps, epochs=epochs
+        )
+        return TorchSchedule(schedule, interval=interval, monitor=cfg.monitor.metric)
     raise ConfigError(
         f"schedule must be a trainwell LRSchedule/TorchSchedule or a torch.optim.lr_scheduler object, "
         f"got {type(schedule).__name__}"
@@ -813,8 +763,3 @@ def _emit(observers: Iterable[Observer], moment: str, *args: Any, **kwargs: Any)
 
 def _lr(optimizer: torch.optim.Optimizer) -> float:
     return optimizer.param_groups[-1]["lr"]
-
-
-def _model_device(model: nn.Module) -> torch.device:
-    param = next(model.parameters(), None)
-    return param.device if param is not None else torch.device("cpu")

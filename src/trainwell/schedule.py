@@ -255,6 +255,61 @@ class TorchSchedule:
 
 Schedule = LRSchedule | TorchSchedule
 
+_PER_STEP = (torch.optim.lr_scheduler.OneCycleLR, torch.optim.lr_scheduler.CyclicLR)
+
+
+def scheduler_horizon(scheduler: Any) -> int | None:
+    """The count after which a torch scheduler's factor stops changing (None: no such count)."""
+    S = torch.optim.lr_scheduler
+    if isinstance(scheduler, S.OneCycleLR):
+        return scheduler.total_steps
+    if isinstance(scheduler, S.StepLR):
+        return scheduler.step_size
+    if isinstance(scheduler, S.MultiStepLR):
+        return max(scheduler.milestones) if scheduler.milestones else None
+    if isinstance(scheduler, S.CosineAnnealingLR):
+        return scheduler.T_max
+    if isinstance(scheduler, S.LinearLR | S.ConstantLR | S.PolynomialLR):
+        return scheduler.total_iters
+    if isinstance(scheduler, S.SequentialLR):
+        last = scheduler._schedulers[-1]
+        tail = scheduler_horizon(last)
+        return scheduler._milestones[-1] + tail if tail is not None else None
+    if isinstance(scheduler, S.ChainedScheduler):
+        spans = [scheduler_horizon(s) for s in scheduler._schedulers]
+        return None if None in spans else max(spans)  # type: ignore[type-var]
+    return None
+
+
+def infer_interval(
+    scheduler: Any, *, steps_per_epoch: int, total_steps: int, epochs: int
+) -> Literal["step", "epoch"]:
+    """The interval a bare torch scheduler must be stepped on in this run, where it is certain.
+
+    OneCycleLR and CyclicLR count optimizer steps; ReduceLROnPlateau follows evaluations; a
+    scheduler whose horizon (T_max, total_iters, the last milestone, ...) equals this run's
+    total optimizer steps counts steps, one equal to its epochs counts epochs. Anything else
+    (StepLR, LambdaLR, ExponentialLR, ...) could count either: a `ConfigError` asks for
+    ``TorchSchedule(scheduler, interval=...)`` rather than guessing.
+    """
+    if isinstance(scheduler, _PER_STEP):
+        return "step"
+    if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+        return "epoch"  # TorchSchedule steps it after each evaluation with the metric
+    if steps_per_epoch == 1:
+        return "epoch"  # one step per epoch: both intervals are the same
+    span = scheduler_horizon(scheduler)
+    if span is not None and span == total_steps:
+        return "step"
+    if span is not None and span == epochs:
+        return "epoch"
+    written = f" (its horizon is {span})" if span is not None else ""
+    raise ConfigError(
+        f"cannot tell whether the {type(scheduler).__name__} scheduler counts optimizer steps "
+        f"or epochs{written}: this run has {total_steps} steps in {epochs} epochs. Declare it: "
+        "schedule=tw.TorchSchedule(scheduler, interval='step') or interval='epoch'"
+    )
+
 
 def build_schedule(
     optimizer: torch.optim.Optimizer,

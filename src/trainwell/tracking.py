@@ -104,3 +104,75 @@ class EarlyStopping:
         self.tracker.load_state_dict(state["tracker"])
         self.num_bad = state["num_bad"]
         self.should_stop = self.patience is not None and self.num_bad >= self.patience
+
+
+class BestWeights:
+    """Puts the best evaluation's weights back into the model after `fit()` (``monitor.restore_best``).
+
+    With a run directory that keeps a best checkpoint (``checkpoint.keep_best >= 1``), every
+    new best is saved there and read back (verified) at the end; otherwise a CPU copy of the
+    weights is taken at each new best.
+    """
+
+    def __init__(self, model: Any, checkpointer: Any, *, enabled: bool = True) -> None:
+        self.model, self.enabled = model, enabled
+        self.keeps_best = getattr(checkpointer, "keep_best", 0) >= 1
+        self.copy: dict[str, Any] | None = None
+
+    def save_due(self, record: Mapping[str, Any]) -> bool:
+        """True when ``record`` is a new best that the best checkpoint must hold."""
+        return self.keeps_best and bool(record.get("best"))
+
+    def capture(self) -> None:
+        """Called at each new best: copy the weights unless the best checkpoint will hold them."""
+        if self.enabled and not self.keeps_best:
+            self.copy = {
+                k: v.detach().to("cpu", copy=True)
+                for k, v in _unwrap(self.model).state_dict().items()
+            }
+
+    def restore(self, best: BestTracker, checkpointer: Any, last_step: int) -> str:
+        """Load the best weights into the model; returns which weights it holds now."""
+        if not self.enabled or best.best_step is None:
+            return "last"
+        described = f"best ({best.monitor} {best.best:.4g} at epoch {best.best_epoch})"
+        if best.best_step == last_step:
+            return described  # the last weights are the best ones
+        if not self.keeps_best:
+            if self.copy is None:
+                return _kept_last(f"the best weights (epoch {best.best_epoch}) were not kept")
+            _unwrap(self.model).load_state_dict(self.copy)
+            return described
+        return self._restore_from_disk(best, checkpointer, described)
+
+    def _restore_from_disk(self, best: BestTracker, checkpointer: Any, described: str) -> str:
+        from trainwell.checkpoint import load_checkpoint, restore, verify
+        from trainwell.errors import CheckpointError
+
+        checkpointer.wait()  # an async save of the best may still be in flight
+        path = checkpointer.best_path
+        try:
+            if path is None:
+                raise CheckpointError(f"there is no best checkpoint in {checkpointer.directory}")
+            manifest = verify(path)
+            if manifest.get("step") != best.best_step:
+                raise CheckpointError(
+                    f"{path} holds step {manifest.get('step')}, not the best step {best.best_step}"
+                )
+            restore({"model": self.model}, {"model": load_checkpoint(path)["state"]["model"]})
+        except CheckpointError as exc:
+            return _kept_last(str(exc))
+        return f"{described[:-1]}, read back from {path.name})"
+
+
+def _kept_last(why: str) -> str:
+    from trainwell.userframe import warn_at_user
+
+    warn_at_user(f"monitor.restore_best: {why}; the model keeps the last weights")
+    return "last"
+
+
+def _unwrap(model: Any) -> Any:
+    from trainwell.checkpoint import unwrap_model
+
+    return unwrap_model(model)

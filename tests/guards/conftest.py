@@ -1,5 +1,3 @@
-import warnings
-
 import pytest
 import torch
 from torch import nn
@@ -37,9 +35,13 @@ def codes(guards) -> list[str]:
     return [f.code for f in guards.findings]
 
 
+def warns(*codes: str):
+    """Expect GuardWarnings for exactly these finding codes (others are re-raised by pytest)."""
+    return pytest.warns(GuardWarning, match="|".join(rf"\[{code}\]" for code in codes))
+
+
 @pytest.fixture(autouse=True)
-def _seed_and_collect_warnings():
+def _seed():
+    # No warnings filter here: a planted bug's warning must be expected with `warns(...)`, so
+    # `-W error::trainwell.guards.GuardWarning` fails any test that warns unexpectedly.
     torch.manual_seed(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("always", GuardWarning)
-        yield

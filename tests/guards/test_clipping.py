@@ -1,7 +1,7 @@
 """Clipping that cannot act: before backward, after step, on fp16-scaled gradients."""
 
 import torch
-from tests.guards.conftest import Net, batches, codes
+from tests.guards.conftest import Net, batches, codes, warns
 from torch import nn
 
 from trainwell.guards import watch
@@ -33,17 +33,20 @@ def _loop(order, scaler=None, steps=3):
 
 
 def test_clip_before_backward_is_found():
-    guards = _loop(["zero", "clip", "backward", "step"])
+    with warns("clip-before-backward"):
+        guards = _loop(["zero", "clip", "backward", "step"])
     assert codes(guards) == ["clip-before-backward"]
 
 
 def test_clip_after_step_is_found():
-    guards = _loop(["backward", "step", "clip", "zero"])
+    with warns("clip-after-step"):
+        guards = _loop(["backward", "step", "clip", "zero"])
     assert codes(guards) == ["clip-after-step"]
 
 
 def test_fp16_clip_without_unscale_is_found():
-    guards = _loop(["zero", "backward", "clip", "step"], scaler=torch.amp.GradScaler("cpu"))
+    with warns("clip-scaled-grads"):
+        guards = _loop(["zero", "backward", "clip", "step"], scaler=torch.amp.GradScaler("cpu"))
     assert codes(guards) == ["clip-scaled-grads"]
 
 
@@ -64,6 +67,7 @@ def test_clip_value_and_other_models_clipping():
         x, y = batches(1)[0]
         nn.functional.cross_entropy(model(x), y).backward()
         opt.step()
-        torch.nn.utils.clip_grad_value_(model.parameters(), 1.0)  # planted: after the step
+        with warns("clip-after-step"):
+            torch.nn.utils.clip_grad_value_(model.parameters(), 1.0)  # planted: after the step
     assert codes(guards) == ["clip-after-step"]
     assert guards.findings[0].where == "clip_grad_value_"

@@ -1,7 +1,7 @@
 """BatchNorm on tiny batches, identical consecutive batches, vanishing/exploding gradients."""
 
 import torch
-from tests.guards.conftest import Net, batches, codes
+from tests.guards.conftest import Net, batches, codes, warns
 from torch import nn
 from torch.utils.data import DataLoader, IterableDataset, TensorDataset
 
@@ -22,7 +22,8 @@ def _train(model, data, **config):
 def test_batchnorm_fed_a_tiny_last_batch_is_found():
     x, y = torch.randn(66, 4), torch.randint(0, 3, (66,))
     loader = DataLoader(TensorDataset(x, y), batch_size=32)  # last batch: 2 samples
-    guards = _train(Net(batchnorm=True), loader)
+    with warns("batchnorm-small-batch"):
+        guards = _train(Net(batchnorm=True), loader)
     assert codes(guards) == ["batchnorm-small-batch"]
     assert guards.findings[0].where == "net.1" and "batch of 2" in guards.findings[0].message
 
@@ -44,7 +45,8 @@ class Unsharded(IterableDataset):
 
 def test_identical_batches_from_replicated_workers_are_found():
     loader = DataLoader(Unsharded(), batch_size=16, num_workers=2)
-    guards = _train(Net(), loader, every=4)
+    with warns("duplicate-batches"):
+        guards = _train(Net(), loader, every=4)
     assert codes(guards) == ["duplicate-batches"]
     assert "get_worker_info" in guards.findings[0].fix
 
@@ -90,14 +92,16 @@ def _grad_run(factor, at=30, steps=40):
 
 
 def test_exploding_gradients_are_found_per_layer():
-    guards = _grad_run(1e4)
+    with warns("grad-exploding"):
+        guards = _grad_run(1e4)
     assert set(codes(guards)) == {"grad-exploding"}
     assert {f.where for f in guards.findings} == {"net.net.0", "net.net.2"}
     assert guards.findings[0].step == 30
 
 
 def test_vanishing_gradients_are_found():
-    guards = _grad_run(1e-5)
+    with warns("grad-vanishing"):
+        guards = _grad_run(1e-5)
     assert set(codes(guards)) == {"grad-vanishing"}
 
 

@@ -9,7 +9,7 @@ import io
 
 import pytest
 import torch
-from tests.guards.conftest import Net, batches, codes
+from tests.guards.conftest import Net, batches, codes, warns
 from torch import nn
 
 import trainwell as tw
@@ -91,7 +91,7 @@ def test_fit_reports_a_planted_bug_and_a_mis_declared_scheduler():
     schedule = TorchSchedule(torch.optim.lr_scheduler.OneCycleLR(opt, 0.1, total_steps=20))
     x, y = torch.randn(64, 4), torch.randint(0, 3, (64,))
     cfg = {"run": {"quiet": True}, "train": {"max_epochs": 2}, "data": {"batch_size": 16}}
-    with pytest.warns(Warning):
+    with warns("scheduler-per-epoch", "softmax-into-cross-entropy"):
         result = tw.fit(
             model,
             (x, y),
@@ -130,39 +130,44 @@ def _fit_order(model, precision, *, config, accumulate=2, windows=12):
     )
     observer.on_fit_start(FitInfo(1, windows, windows, 0, 0, "cpu", precision.mode, 0, None))
     clipping, step, ended = Clipping(1.0), 0, 0
-    for window in Accumulation(accumulate).windows(batches(windows * accumulate)):
-        opt.zero_grad(set_to_none=True)
-        for micro in window:
-            with precision.autocast():
-                loss = crit(model(micro.batch[0]), micro.batch[1])
-            precision.backward(micro.weigh(loss))
-        precision.unscale_(opt)
-        norm = clipping(list(model.parameters()))
-        stepped = precision.step(opt)
-        step += stepped
-        observer.on_step_end(StepReport(step, 1, 0, loss.detach(), norm, 0.1, stepped, 16, 0.0))
-        ended += 1
-        if observer.should_stop:
-            break
-    observer.close()
+    try:
+        for window in Accumulation(accumulate).windows(batches(windows * accumulate)):
+            opt.zero_grad(set_to_none=True)
+            for micro in window:
+                with precision.autocast():
+                    loss = crit(model(micro.batch[0]), micro.batch[1])
+                precision.backward(micro.weigh(loss))
+            precision.unscale_(opt)
+            norm = clipping(list(model.parameters()))
+            stepped = precision.step(opt)
+            step += stepped
+            report = StepReport(step, 1, 0, loss.detach(), norm, 0.1, stepped, 16, 0.0)
+            observer.on_step_end(report)
+            ended += 1
+            if observer.should_stop:
+                break
+    finally:
+        observer.close()  # fit() closes its observers even when a step fails
     return observer, ended
 
 
 def test_fit_observer_asks_to_stop_on_nonfinite_gradients():
-    observer, ended = _fit_order(
-        _Poison(bad_from=6), tw.Precision("fp32"), config=GuardsConfig(every=4)
-    )
+    with warns("nonfinite-grad"):
+        observer, ended = _fit_order(
+            _Poison(bad_from=6), tw.Precision("fp32"), config=GuardsConfig(every=4)
+        )
     assert codes(observer) == ["nonfinite-grad"]
     assert observer.should_stop and "non-finite" in observer.stop_reason
     assert ended == 5  # window 4 went bad (micro-batch 7); read at the sampled step 4
 
 
 def test_fit_observer_with_fp16_stops_after_consecutive_scaler_skips():
-    observer, ended = _fit_order(
-        _Poison(bad_from=4),
-        tw.Precision("fp16", "cpu"),
-        config=GuardsConfig(max_consecutive_skips=4),
-    )
+    with warns("nonfinite-skips"):
+        observer, ended = _fit_order(
+            _Poison(bad_from=4),
+            tw.Precision("fp16", "cpu"),
+            config=GuardsConfig(max_consecutive_skips=4),
+        )
     assert codes(observer) == ["nonfinite-skips"]
     assert observer.should_stop and ended == 6  # 2 good windows, then 4 skipped
 
@@ -205,14 +210,16 @@ def test_fit_guards_state_round_trips_for_resume():
         )
         if state is not None:
             observer.load_state_dict(state)
-        for x, y in batches(3):
-            x.requires_grad_(False)
-            nn.functional.cross_entropy(model(x), y).backward()  # planted: never zeroed
-            opt.step()
-        observer.close()
+        try:
+            for x, y in batches(3):
+                nn.functional.cross_entropy(model(x), y).backward()  # planted: never zeroed
+                opt.step()
+        finally:
+            observer.close()
         return observer
 
-    first = run()
+    with warns("grad-not-zeroed"):
+        first = run()
     state = first.state_dict()
     assert codes(first) == ["grad-not-zeroed"] and state["grad_norm_ema"]
     buffer = io.BytesIO()
@@ -225,6 +232,7 @@ def test_fit_guards_state_round_trips_for_resume():
     assert readings == {k: v + 3 for k, v in state["grad_norm_readings"].items()}
 
 
+@pytest.mark.filterwarnings("ignore:not saving step:UserWarning")  # the checkpointer's: expected
 def test_real_fit_stops_on_nan_gradients_and_keeps_the_last_good_checkpoint(tmp_path):
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
@@ -242,10 +250,10 @@ def test_real_fit_stops_on_nan_gradients_and_keeps_the_last_good_checkpoint(tmp_
         "train": {"max_epochs": 10},
         "guards": {"every": 4},
     }
-    with pytest.warns(Warning, match="nonfinite-grad"):
+    with warns("nonfinite-grad"):
         result = tw.fit(model, (x, y), config=cfg)
     assert [f.code for f in result.findings] == ["nonfinite-grad"]
-    assert "0" in result.findings[0].where  # names the module whose gradient went bad
+    assert result.findings[0].where == "0"  # names the module whose gradient went bad
     assert 10 <= result.steps <= 10 + 4  # step 10 went bad; the guard reads every 4 steps
     assert (
         result.stop_reason.startswith("stopped by FitGuards") and "non-finite" in result.stop_reason
@@ -272,9 +280,30 @@ def test_real_fit_fp16_stops_after_consecutive_skips_with_fused_and_unfused_opti
         "optim": {"impl": impl},
         "guards": {"max_consecutive_skips": 5},
     }
-    with pytest.warns(Warning, match="nonfinite-skips"):
+    with warns("nonfinite-skips"):
         result = tw.fit(model, (x, y), config=cfg, step_fn=nan_loss)
     assert [f.code for f in result.findings] == ["nonfinite-skips"]
     assert result.steps == 0  # every step was skipped by the scaler
     assert "5 optimizer steps in a row were skipped" in result.findings[0].message
     assert result.stop_reason.startswith("stopped by FitGuards")
+
+
+def test_real_fit_names_the_input_batch_when_the_nan_is_in_the_data():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 3))
+    x, y = torch.randn(64, 4), torch.randint(0, 3, (64,))
+    x[37, 2] = float("nan")  # planted: one bad value in one training sample
+    cfg = {
+        "run": {"quiet": True},
+        "data": {"batch_size": 16},
+        "train": {"max_epochs": 3},
+        "guards": {"every": 4, "nonfinite": "stop"},
+    }
+    with warns("nonfinite-input"):
+        result = tw.fit(model, (x, y), config=cfg)
+    assert [f.code for f in result.findings] == ["nonfinite-input"]
+    finding = result.findings[0]
+    assert finding.where == "input 0" and 0 <= finding.step < 4  # sample 37's epoch-1 batch
+    assert f"input batch of step {finding.step}" in finding.message and "(16, 4)" in finding.message
+    assert f"epoch 1, batch {finding.step + 1}" in finding.message
+    assert "non-finite" in result.stop_reason and "input" in result.stop_reason

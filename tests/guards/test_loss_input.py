@@ -3,7 +3,7 @@
 import pytest
 import torch
 import torch.nn.functional as F
-from tests.guards.conftest import Net, batches, codes
+from tests.guards.conftest import Net, batches, codes, warns
 from torch import nn
 
 from trainwell.guards import watch
@@ -44,7 +44,8 @@ def _logits(t):
     ],
 )
 def test_loss_module_inputs_are_checked(head, loss, expected):
-    guards = _train(head, loss_fn=loss)
+    with warns(expected):
+        guards = _train(head, loss_fn=loss)
     assert codes(guards) == [expected]
     assert guards.findings[0].source.split(":")[0].endswith("test_loss_input.py")
 
@@ -58,7 +59,8 @@ def test_loss_module_inputs_are_checked(head, loss, expected):
 )
 def test_functional_losses_are_checked(head, functional, expected):
     # Looked up at call time, as user code does: F.cross_entropy(...)
-    guards = _train(head, functional=lambda o, y: getattr(F, functional.__name__)(o, y))
+    with warns(expected):
+        guards = _train(head, functional=lambda o, y: getattr(F, functional.__name__)(o, y))
     assert codes(guards) == [expected]
 
 

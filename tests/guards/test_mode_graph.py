@@ -1,7 +1,7 @@
 """Train/eval mode, graphs built in validation, graphs kept alive across steps."""
 
 import torch
-from tests.guards.conftest import Net, batches, codes
+from tests.guards.conftest import Net, batches, codes, warns
 from torch import nn
 
 from trainwell.guards import watch
@@ -33,7 +33,8 @@ def _epochs(model, *, train_mode=True, eval_mode=True, no_grad=True, keep=None, 
 
 
 def test_training_in_eval_mode_is_found():
-    guards = _epochs(Net(dropout=True), train_mode=False)
+    with warns("eval-mode-training"):
+        guards = _epochs(Net(dropout=True), train_mode=False)
     assert codes(guards) == ["eval-mode-training"]
     assert "net.2" in guards.findings[0].message  # the Dropout layer is named
 
@@ -57,19 +58,22 @@ def test_a_deliberately_frozen_batchnorm_is_silent():
 
 
 def test_validation_in_train_mode_is_found():
-    guards = _epochs(Net(batchnorm=True), eval_mode=False)
+    with warns("train-mode-validation"):
+        guards = _epochs(Net(batchnorm=True), eval_mode=False)
     assert codes(guards) == ["train-mode-validation"]
 
 
 def test_validation_that_builds_a_graph_is_found():
-    guards = _epochs(Net(dropout=True), no_grad=False)
+    with warns("validation-graph"):
+        guards = _epochs(Net(dropout=True), no_grad=False)
     assert codes(guards) == ["validation-graph"]
     assert guards.findings[0].step == 4  # after the first epoch's 4 steps
 
 
 def test_losses_kept_with_their_graph_are_found():
     kept: list = []
-    guards = _epochs(Net(), keep=kept, epochs=2)
+    with warns("retained-graph"):
+        guards = _epochs(Net(), keep=kept, epochs=2)
     assert codes(guards) == ["retained-graph"]
     assert "loss.item()" in guards.findings[0].fix
 

@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from tests.guards.conftest import Net, batches, codes
+from tests.guards.conftest import Net, batches, codes, warns
 from torch import nn
 from torch.optim import lr_scheduler as S
 
@@ -11,6 +11,7 @@ from trainwell.guards.scheduler import interval_of
 
 
 def _train(epochs, per_batch_scheduler, scheduler_first=False, steps=10, **kw):
+    """``epochs`` of ``steps`` batches, stepping the scheduler after every batch."""
     model = Net()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     sched = per_batch_scheduler(opt)
@@ -24,7 +25,7 @@ def _train(epochs, per_batch_scheduler, scheduler_first=False, steps=10, **kw):
                 if scheduler_first:
                     sched.step()
                 opt.step()
-                if kw.get("per_batch", True) and not scheduler_first:
+                if not scheduler_first:
                     sched.step()
     return guards, sched
 
@@ -40,7 +41,8 @@ def _train(epochs, per_batch_scheduler, scheduler_first=False, steps=10, **kw):
     ids=["StepLR", "MultiStepLR", "CosineAnnealingLR", "ExponentialLR"],
 )
 def test_epoch_scheduler_stepped_per_batch_is_found(make):
-    guards, _ = _train(2, make, steps=12)
+    with warns("scheduler-per-batch"):
+        guards, _ = _train(2, make, steps=12)
     assert codes(guards) == ["scheduler-per-batch"]
     assert "once per epoch" in guards.findings[0].fix
 
@@ -77,7 +79,8 @@ def _per_epoch(make, epochs=3, steps=12):
     ids=["OneCycleLR", "LambdaLR-warmup"],
 )
 def test_step_scheduler_stepped_per_epoch_is_found(make):
-    guards = _per_epoch(make)
+    with warns("scheduler-per-epoch"):
+        guards = _per_epoch(make)
     assert codes(guards) == ["scheduler-per-epoch"]
 
 
@@ -85,8 +88,12 @@ def test_epoch_scheduler_stepped_per_epoch_is_silent():
     assert _per_epoch(lambda o: S.StepLR(o, step_size=2)).findings == []
 
 
+@pytest.mark.filterwarnings(
+    "ignore:Detected call of `lr_scheduler.step\\(\\)`:UserWarning"
+)  # torch's
 def test_scheduler_before_the_optimizer_step_is_found():
-    guards, _ = _train(1, lambda o: S.StepLR(o, step_size=50), scheduler_first=True, steps=3)
+    with warns("scheduler-without-step"):
+        guards, _ = _train(1, lambda o: S.StepLR(o, step_size=50), scheduler_first=True, steps=3)
     assert codes(guards) == ["scheduler-without-step"]
     assert "before the optimizer's first step" in guards.findings[0].message
 
@@ -97,7 +104,10 @@ def test_scheduler_stepped_after_a_gradscaler_skip_is_found():
     sched = S.LambdaLR(opt, lambda s: 1.0)
     scaler = torch.amp.GradScaler("cpu")
     crit = nn.CrossEntropyLoss()
-    with watch(model, opt, scheduler=sched, scaler=scaler) as guards:
+    with (
+        warns("scheduler-without-step"),
+        watch(model, opt, scheduler=sched, scaler=scaler) as guards,
+    ):
         for i, (x, y) in enumerate(batches(4)):
             opt.zero_grad()
             loss = crit(model(x), y) * (float("inf") if i == 2 else 1.0)  # step 2 overflows

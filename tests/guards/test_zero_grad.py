@@ -1,7 +1,7 @@
 """Gradients not zeroed, zeroed before the step, zeroed inside an accumulation window."""
 
 import torch
-from tests.guards.conftest import Net, batches, codes
+from tests.guards.conftest import Net, batches, codes, warns
 from torch import nn
 
 from trainwell.guards import watch
@@ -14,7 +14,7 @@ def _setup():
 
 def test_missing_zero_grad_is_found():
     model, opt, crit = _setup()
-    with watch(model, opt, every=1) as guards:
+    with warns("grad-not-zeroed"), watch(model, opt, every=1) as guards:
         for x, y in batches(4):
             crit(model(x), y).backward()
             opt.step()
@@ -23,7 +23,7 @@ def test_missing_zero_grad_is_found():
 
 def test_zero_grad_only_every_other_step_is_found():
     model, opt, crit = _setup()
-    with watch(model, opt) as guards:
+    with warns("grad-not-zeroed"), watch(model, opt) as guards:
         for i, (x, y) in enumerate(batches(6)):
             if i % 2 == 0:
                 opt.zero_grad()
@@ -34,7 +34,7 @@ def test_zero_grad_only_every_other_step_is_found():
 
 def test_zero_grad_between_backward_and_step_is_found():
     model, opt, crit = _setup()
-    with watch(model, opt) as guards:
+    with warns("zero-grad-before-step"), watch(model, opt) as guards:
         for x, y in batches(4):
             crit(model(x), y).backward()
             opt.zero_grad()
@@ -44,7 +44,7 @@ def test_zero_grad_between_backward_and_step_is_found():
 
 def test_zero_grad_in_place_before_step_is_found():
     model, opt, crit = _setup()
-    with watch(model, opt, every=3) as guards:
+    with warns("zero-grad-before-step"), watch(model, opt, every=3) as guards:
         for i, (x, y) in enumerate(batches(6)):
             crit(model(x), y).backward()
             if i == 0:  # a correct first step: the sampled step 0 sees nothing wrong
@@ -58,7 +58,7 @@ def test_zero_grad_in_place_before_step_is_found():
 
 def test_zero_grad_inside_an_accumulation_window_is_found():
     model, opt, crit = _setup()
-    with watch(model, opt, accumulate_steps=4) as guards:
+    with warns("zero-grad-in-window"), watch(model, opt, accumulate_steps=4) as guards:
         for i, (x, y) in enumerate(batches(8)):
             opt.zero_grad()  # planted: clears the window's earlier micro-batches
             (crit(model(x), y) / 4).backward()

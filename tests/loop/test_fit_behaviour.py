@@ -94,16 +94,17 @@ def test_resume_after_max_steps_mid_epoch_continues_that_epoch(tmp_path):
         config=cfg(run=run, train={"max_epochs": 3, "max_steps": 5}, schedule=const),
     )
     resumed = model_fn()
-    tw.fit(
-        resumed,
-        (x, y),
-        config=cfg(
-            run=run,
-            train={"max_epochs": 3, "max_steps": 10},
-            schedule=const,
-            checkpoint={"resume": "auto"},
-        ),
-    )
+    with pytest.warns(UserWarning, match=r"different config \(train.max_steps: 5 -> 10\)"):
+        tw.fit(
+            resumed,
+            (x, y),
+            config=cfg(
+                run=run,
+                train={"max_epochs": 3, "max_steps": 10},
+                schedule=const,
+                checkpoint={"resume": "auto"},
+            ),
+        )
     for a, b in zip(straight.parameters(), resumed.parameters()):
         assert torch.equal(a, b)
 
@@ -211,7 +212,8 @@ def test_user_dataloader_and_torch_scheduler_stepped_per_epoch():
     model = model_fn()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
-    tw.fit(model, loader, config=cfg(), optimizer=optimizer, schedule=scheduler)
+    schedule = tw.TorchSchedule(scheduler, interval="epoch")  # StepLR could count either
+    tw.fit(model, loader, config=cfg(), optimizer=optimizer, schedule=schedule)
     assert optimizer.param_groups[0]["lr"] == pytest.approx(0.1 * 0.5**3)
 
 

@@ -305,3 +305,175 @@ def test_find_checkpoint_skips_a_corrupt_newest_with_a_warning(tmp_path):
         warnings.simplefilter("ignore", CheckpointWarning)
         with pytest.raises(tw.CheckpointError, match="no loadable checkpoint"):
             find_checkpoint("auto", tmp_path)
+
+
+# --------------------------------------------------------------------------- every read verifies
+
+
+def test_every_read_of_a_checkpoint_with_a_sidecar_verifies_its_checksum(
+    flip_tensor_bytes, tmp_path
+):
+    ckpt = tw.Checkpointer(tmp_path, keep_last=3)
+    parts = _parts(1)
+    _save(ckpt, parts, 1, 1.0)
+    step = tmp_path / "step-00000001.pt"
+    torch.load(step, weights_only=True)  # loads fine before and (silently) after the damage
+    flip_tensor_bytes(step)
+    torch.load(step, weights_only=True)
+    model = nn.Linear(3, 2)
+    for path in (step, tmp_path / "last.pt", tmp_path / "best.pt"):  # links share the bytes
+        with pytest.raises(tw.CheckpointError, match="checksum"):
+            tw.load_checkpoint(path)
+        with pytest.raises(tw.CheckpointError, match="checksum"):
+            tw.load_weights(model, path)
+        with pytest.raises(tw.CheckpointError, match="checksum"):
+            tw.export_weights(path, tmp_path / "out.safetensors")
+    from trainwell.checkpoint import read_weights
+
+    with pytest.raises(tw.CheckpointError, match="step-00000001.pt"):
+        read_weights(step)
+    # A file without a manifest (a bare export, a foreign .pt) is read as before.
+    torch.save(nn.Linear(3, 2).state_dict(), tmp_path / "plain.pt")
+    (tmp_path / "plain.json").write_text('{"not": "a manifest"}')
+    assert tw.load_weights(model, tmp_path / "plain.pt").missing == []
+
+
+def test_verified_reads_hash_once_per_unchanged_file(tmp_path, monkeypatch):
+    import trainwell.checkpoint as checkpoint
+
+    ckpt = tw.Checkpointer(tmp_path)
+    _save(ckpt, _parts(1), 1, 1.0)
+    path = find_checkpoint(tmp_path)  # verifies
+    calls = []
+    real = checkpoint.verify
+    monkeypatch.setattr(checkpoint, "verify", lambda p: calls.append(p) or real(p))
+    tw.load_checkpoint(path)
+    assert calls == []  # the resume path does not read a large file twice
+
+
+# --------------------------------------------------------------------------- export
+
+
+def test_export_never_overwrites_its_input(tmp_path):
+    ckpt = tw.Checkpointer(tmp_path / "checkpoints")
+    _save(ckpt, _parts(1), 1, 1.0)
+    step = tmp_path / "checkpoints" / "step-00000001.pt"
+    before = step.read_bytes()
+    os.symlink(step, tmp_path / "alias.pt")
+    for out in (step, tmp_path / "alias.pt", tmp_path / "checkpoints" / "last.pt"):
+        for fmt in ("pt", "safetensors"):
+            with pytest.raises(tw.CheckpointError, match="overwrite"):
+                tw.export_weights(step, out, fmt=fmt)
+    with pytest.raises(tw.CheckpointError, match="overwrite"):
+        tw.export_weights(tmp_path / "checkpoints" / "last.pt", step, fmt="pt")
+    assert step.read_bytes() == before
+    verify(step)
+
+
+@pytest.mark.parametrize("fmt", ["pt", "safetensors"])
+def test_exported_files_get_the_usual_permissions(tmp_path, fmt):
+    ckpt = tw.Checkpointer(tmp_path / "checkpoints")
+    _save(ckpt, _parts(1), 1, 1.0)
+    old = os.umask(0o027)
+    try:
+        out = tw.export_weights(
+            tmp_path / "checkpoints" / "last.pt", tmp_path / f"m.{fmt}", fmt=fmt
+        )
+    finally:
+        os.umask(old)
+    assert oct(out.stat().st_mode & 0o777) == oct(0o640)
+    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
+
+
+# --------------------------------------------------------------------------- failed writes
+
+
+def _failing_writer(monkeypatch, error, after_bytes=2000):
+    """Make every checkpoint write fail once ``after_bytes`` have gone out (a disk filling up)."""
+    import trainwell.checkpoint as checkpoint
+
+    real = checkpoint._HashingWriter.write
+
+    def write(self, data):
+        if self.size + len(data) > after_bytes:
+            raise error
+        return real(self, data)
+
+    monkeypatch.setattr(checkpoint._HashingWriter, "write", write)
+
+
+ENOSPC = OSError(28, "No space left on device")
+TORCH_ERROR = RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 4096 vs 0")
+
+
+@pytest.mark.parametrize("error", [ENOSPC, TORCH_ERROR], ids=["oserror", "torch-runtimeerror"])
+@pytest.mark.parametrize("async_save", [False, True], ids=["sync", "async"])
+def test_a_failed_checkpoint_write_is_a_clear_error_and_keeps_the_previous_one(
+    tmp_path, monkeypatch, error, async_save
+):
+    from trainwell.errors import WriteFailedError
+
+    ckpt = tw.Checkpointer(tmp_path, async_save=async_save, keep_last=3)
+    parts = _parts(1)
+    _save(ckpt, parts, 1, 1.0)
+    ckpt.wait()
+    _failing_writer(monkeypatch, error)
+    with pytest.raises(WriteFailedError) as caught:
+        _save(ckpt, parts, 2, 0.5)
+        ckpt.wait()  # an async save reports its error at the next wait()/save()/close()
+    message = str(caught.value)
+    assert caught.value.exit_code == 4
+    assert "step-00000002.pt" in message
+    assert "needs about" in message and "free" in message
+    assert "step-00000001.pt is intact" in message
+    if error is ENOSPC:
+        assert "No space left on device" in message
+    assert "\n" not in message
+    assert _files(tmp_path) == [
+        "best.json",
+        "best.pt",
+        "last.pt",
+        "step-00000001.json",
+        "step-00000001.pt",
+    ]
+    assert verify(tmp_path / "step-00000001.pt")["step"] == 1
+    assert tw.load_checkpoint(tmp_path / "last.pt")["manifest"]["step"] == 1
+    ckpt.close()
+
+
+def test_save_atomic_write_failure_removes_the_temp_file(tmp_path, monkeypatch):
+    from trainwell.errors import WriteFailedError
+
+    target = tmp_path / "weights.pt"
+    tw.save_atomic({"a": torch.ones(2)}, target)
+    before = target.read_bytes()
+    _failing_writer(monkeypatch, ENOSPC, after_bytes=100)
+    with pytest.raises(WriteFailedError, match=r"weights\.pt.*needs about .* free"):
+        tw.save_atomic({"a": torch.zeros(10_000)}, target)
+    assert target.read_bytes() == before
+    assert _files(tmp_path) == ["weights.pt"]
+
+
+# --------------------------------------------------------------------------- pickled objects
+
+
+def test_refusing_pickled_objects_names_the_class_without_escape_codes(tmp_path):
+    path = tmp_path / "old.pt"
+    torch.save({"format": 1, "manifest": {}, "state": {"obj": Custom()}}, path)
+    with pytest.raises(tw.CheckpointError) as caught:
+        tw.load_checkpoint(path)
+    message = str(caught.value)
+    assert "\x1b" not in message and "\n" not in message
+    assert f"{Custom.__module__}.Custom" in message
+    assert "untrusted" in message
+    assert "--trust-checkpoint" in message and "trusted=True" in message
+    assert "add_safe_globals" in message
+    assert tw.load_checkpoint(path, trusted=True)["state"]["obj"].value == 3
+
+    weights = tmp_path / "weights.pt"
+    torch.save({"weight": torch.ones(2, 3), "bias": torch.zeros(2), "note": Custom()}, weights)
+    model = nn.Linear(3, 2)
+    with pytest.raises(tw.CheckpointError, match="Custom"):
+        tw.load_weights(model, weights, strict=False)
+    report = tw.load_weights(model, weights, strict=False, trusted=True)
+    assert report.unexpected == ["note"] and torch.equal(model.weight, torch.ones(2, 3))

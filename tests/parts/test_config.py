@@ -234,3 +234,117 @@ def test_fit_accepts_a_plain_dict_config_and_rejects_bad_keys():
             (torch.zeros(4, 2), torch.zeros(4, dtype=torch.long)),
             config={"train": {"max_epoch": 1}},
         )
+
+
+# --------------------------------------------------------------------------- messages a user can act on
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "train.max_steps=None",
+        "train.clip_norm=None",
+        "data.pin_memory=None",
+        "early_stop.patience=none",
+        "run.dir=None",
+    ],
+)
+def test_python_none_suggests_null(override):
+    key = override.split("=")[0]
+    with pytest.raises(tw.ConfigError) as info:
+        tw.build_config(overrides=[override])
+    message = str(info.value)
+    assert key in message
+    assert "write null, not None" in message
+    assert "\n" not in message
+
+
+def test_python_none_where_null_is_not_allowed_says_what_is():
+    with pytest.raises(tw.ConfigError) as info:
+        tw.build_config(overrides=["data.num_workers=None"])
+    assert str(info.value) == "data.num_workers='None' must be a whole number >= 0 or auto"
+
+
+def test_python_none_in_a_yaml_file_suggests_null(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("train:\n  max_steps: None\n")
+    with pytest.raises(tw.ConfigError, match="train.max_steps='None'.*write null, not None"):
+        tw.load_config([path])
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ("data.num_workers=lots", "data.num_workers='lots' must be a whole number >= 0 or auto"),
+        ("data.num_workers=2.5", "data.num_workers=2.5 must be a whole number >= 0 or auto"),
+        ("train.max_steps=many", "train.max_steps='many' must be a whole number > 0, or null"),
+        ("train.clip_norm=high", "train.clip_norm='high' must be a number > 0, or null"),
+        ("data.pin_memory=maybe", "data.pin_memory='maybe' must be true, false or null"),
+        ("train.max_epochs=ten", "train.max_epochs='ten' must be a whole number > 0"),
+        ("optim.betas=0.9", "optim.betas=0.9 must be a list of 2 numbers"),
+        ("optim.betas=[0.9]", "optim.betas=[0.9] must be a list of 2 numbers"),
+        ("schedule.milestones=3", "schedule.milestones=3 must be a list of whole numbers"),
+        ("schedule.milestones=[1, x]", "schedule.milestones[1]='x' must be a whole number"),
+    ],
+)
+def test_type_errors_read_in_plain_words(override, expected):
+    with pytest.raises(tw.ConfigError) as info:
+        tw.build_config(overrides=[override])
+    message = str(info.value)
+    assert expected in message
+    for jargon in ("Union", "Literal", "fits none", "NoneType", "typing"):
+        assert jargon not in message
+
+
+def test_union_with_a_choice_suggests_the_closest_choice():
+    with pytest.raises(tw.ConfigError, match="did you mean 'auto'"):
+        tw.build_config(overrides=["data.num_workers=atuo"])
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "expected"),
+    [
+        ('train:\n  max_epochs: "10"\n', "write 10 without quotes"),
+        ('run:\n  progress: "false"\n', "write false without quotes"),
+        ('data:\n  num_workers: "4"\n', "write 4 without quotes"),
+        ('schedule:\n  milestones: ["3"]\n', "write 3 without quotes"),
+        ('train:\n  max_steps: "null"\n', "write null without quotes"),
+    ],
+)
+def test_quoted_value_in_a_yaml_file_says_so(tmp_path, yaml_text, expected):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml_text)
+    with pytest.raises(tw.ConfigError) as info:
+        tw.load_config([path])
+    message = str(info.value)
+    assert "is a string (quoted in the file?)" in message
+    assert expected in message
+
+
+def test_quoted_float_in_a_yaml_file_is_read_as_a_number(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text('optim:\n  lr: "1e-3"\n  eps: 1e-6\n')
+    cfg = tw.load_config([path])
+    assert cfg.optim.lr == 1e-3 and cfg.optim.eps == 1e-6
+
+
+def test_optim_layers_key():
+    cfg = tw.build_config(overrides=["optim.layers=encoder.layers, decoder.layers"])
+    assert cfg.optim.layers == "encoder.layers, decoder.layers"
+    assert tw.build_config().optim.layers is None
+    for bad in ("encoder..layers", "encoder.layers,", "encoder.layers[0]"):
+        with pytest.raises(tw.ConfigError, match=r"optim\.layers=.*dotted path"):
+            tw.build_config(overrides=[f"optim.layers={bad}"])
+
+
+def test_config_help_shows_defaults_as_they_are_written():
+    from trainwell.config import config_help
+
+    lines = config_help().splitlines()
+    assert any(line.startswith("  train.max_steps=null  ") for line in lines)
+    assert any(line.startswith("  optim.betas=[0.9, 0.999]  ") for line in lines)
+    assert any(line.startswith("  run.progress=true  ") for line in lines)
+    assert any(line.startswith("  optim.name=adamw  ") for line in lines)
+    for line in lines:  # every default shown can be pasted back as an override
+        key, value = line.strip().split("  ")[0].split("=", 1)
+        assert tw.build_config(overrides=[f"{key}={value}"]) == tw.build_config(), line

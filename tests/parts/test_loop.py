@@ -1,12 +1,16 @@
 """The reference loop steps the schedule on the right interval and only on real optimizer steps."""
 
+import contextlib
 import math
+import warnings
 
 import pytest
 import torch
 from torch import nn
 
 import trainwell as tw
+from trainwell.evaluation import NonFiniteDataWarning
+from trainwell.guards import GuardWarning
 from trainwell.schedule import LRSchedule, TorchSchedule
 
 pytestmark = pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")
@@ -126,23 +130,62 @@ def test_fit_steps_torch_schedule_on_its_interval(interval, expected_calls):
     model = _model()
     opt = tw.build_optimizer(model, lr=0.1)
     scheduler = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
-    tw.fit(
-        model,
-        _data(),
-        config=_config(),
-        optimizer=opt,
-        schedule=TorchSchedule(scheduler, interval=interval),
-    )
+    # StepLR(step_size=1) stepped per optimizer step looks like the per-batch bug: warned.
+    caught = pytest.warns(GuardWarning, match="scheduler-per-batch")
+    with caught if interval == "step" else contextlib.nullcontext():
+        tw.fit(
+            model,
+            _data(),
+            config=_config(),
+            optimizer=opt,
+            schedule=TorchSchedule(scheduler, interval=interval),
+        )
     assert scheduler.last_epoch == expected_calls
     assert opt.param_groups[0]["lr"] == pytest.approx(0.1 * 0.5**expected_calls)
 
 
-def test_fit_steps_a_bare_torch_scheduler_per_epoch():
+def _bare(kind, opt):
+    S = torch.optim.lr_scheduler
+    return {
+        "onecycle": lambda: S.OneCycleLR(opt, max_lr=0.1, total_steps=9),
+        "cyclic": lambda: S.CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=2),
+        "cosine_steps": lambda: S.CosineAnnealingLR(opt, T_max=9),
+        "cosine_epochs": lambda: S.CosineAnnealingLR(opt, T_max=3),
+        "warmup_then_cosine": lambda: S.SequentialLR(
+            opt,
+            [S.LinearLR(opt, start_factor=0.1, total_iters=2), S.CosineAnnealingLR(opt, T_max=7)],
+            milestones=[2],
+        ),
+    }[kind]()
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected_steps"),
+    [
+        ("onecycle", 9),
+        ("cyclic", 9),
+        ("cosine_steps", 9),
+        ("cosine_epochs", 3),
+        ("warmup_then_cosine", 9),
+    ],
+)
+def test_fit_steps_a_bare_torch_scheduler_on_the_interval_it_means(kind, expected_steps):
+    model = _model()
+    opt = tw.build_optimizer(model, lr=0.1)
+    scheduler = _bare(kind, opt)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tw.fit(model, _data(), config=_config(), optimizer=opt, schedule=scheduler)
+    assert not [w for w in caught if issubclass(w.category, GuardWarning)]  # stepped right
+    assert scheduler.last_epoch == expected_steps
+
+
+def test_fit_refuses_a_bare_scheduler_whose_interval_is_ambiguous():
     model = _model()
     opt = tw.build_optimizer(model, lr=0.1)
     scheduler = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
-    tw.fit(model, _data(), config=_config(), optimizer=opt, schedule=scheduler)
-    assert scheduler.last_epoch == 3
+    with pytest.raises(tw.ConfigError, match=r"StepLR.*TorchSchedule\(scheduler, interval="):
+        tw.fit(model, _data(), config=_config(), optimizer=opt, schedule=scheduler)
 
 
 def test_fit_reduce_on_plateau_is_fed_val_metric():
@@ -216,7 +259,8 @@ def test_fit_early_stopping_with_nan_validation_loss_reports_a_reason():
     x, y = _data()
     bad_val = (torch.full((8, 5), float("nan")), y[:8])
     cfg = _config(early_stop={"patience": 1}, train={"accumulate_steps": 1})
-    result = tw.fit(_model(), (x, y), bad_val, config=cfg)
+    with pytest.warns(NonFiniteDataWarning, match="validation data holds NaN"):
+        result = tw.fit(_model(), (x, y), bad_val, config=cfg)
     assert result.epochs == 1
     assert "val_loss" in result.stop_reason
     assert result.best is None

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -126,7 +127,8 @@ def test_nan_weights_never_replace_a_good_checkpoint(tmp_path):
 
     x, y = blobs()
     model = make_model()
-    with pytest.warns(CheckpointWarning, match=r"NaN/Inf \(first in '0.weight'\)"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         result = tw.fit(
             model,
             (x, y),
@@ -134,6 +136,12 @@ def test_nan_weights_never_replace_a_good_checkpoint(tmp_path):
             config=config(tmp_path),
             observers=[PoisonAfterEpochTwo(model)],
         )
+    said = [f"{w.category.__name__}: {w.message}" for w in caught]
+    assert any(re.match(r"CheckpointWarning: .*NaN/Inf \(first in '0.weight'\)", m) for m in said)
+    assert any(m.startswith("GuardWarning: [nonfinite-grad]") for m in said)
+    # The best epoch (2) could not be saved: restoring it is impossible, and said so.
+    assert any("restore_best" in m and "keeps the last weights" in m for m in said)
+    assert result.weights == "last"
     newest = list_checkpoints(tmp_path / "checkpoints")[0]
     assert newest.name == "step-00000006.pt"  # epoch 1; epochs 2-4 held NaN
     saved = torch.load(newest, weights_only=True)["state"]["model"]

@@ -2,7 +2,9 @@
 
 The order of every epoch is a pure function of (seed, epoch, rank, world size), and where a
 run is inside an epoch is just a batch index, so a resumed run continues at the next batch in
-O(1) and sees the same batches as an uninterrupted one. Tensors and arrays are batched by
+O(1) and sees the same batches as an uninterrupted one. Every pass over a loader is the next
+epoch (as ``DataLoader(shuffle=True)`` reshuffles per ``iter()``); ``set_epoch`` picks the
+epoch of the next pass and ``state_dict`` holds the position. Tensors and arrays are batched by
 indexing whole batches at once (one gather per batch) instead of ``__getitem__`` per sample
 plus collate; datasets that read whole batches skip DataLoader's machinery; every batch is
 fetched under its own seed, so augmentations do not depend on the worker count.

@@ -2,7 +2,10 @@
 
 The order of every epoch is a pure function of (seed, epoch, rank, world size), and where a
 run is inside an epoch is just a batch index, so a resumed run continues at the next batch in
-O(1) and sees the same batches as an uninterrupted one. Three loaders, picked by `make_loader`:
+O(1) and sees the same batches as an uninterrupted one. Like ``DataLoader(shuffle=True)``,
+every new pass (each ``iter(loader)``) is the next epoch by itself; ``set_epoch(epoch,
+start_batch)`` says which epoch (and batch) the next pass is, and counting goes on from there
+(`EpochCursor`). Three loaders, picked by `make_loader`:
 
 - `TensorLoader`: in-memory tensors, one gather per tensor per batch (``X[order[i:i+b]]``);
 - `BatchLoader`: a Dataset that reads whole batches (``__getitems__``/``get_batch``), fetched
@@ -48,11 +51,90 @@ from trainwell.errors import DataError
 log = logging.getLogger("trainwell.data")
 
 
-class TensorLoader:
+class EpochCursor:
+    """Which epoch (and batch) the next pass over a loader starts at, and where a pass is.
+
+    Each new pass claims the pending position and moves it on to the start of the following
+    epoch, so plain passes run epochs 0, 1, 2, ... as ``DataLoader(shuffle=True)`` reshuffles
+    on every ``iter()``. `set` (a loader's ``set_epoch``) replaces the pending position: the
+    next pass uses it, and the counting goes on from there. The pass in progress counts the
+    batches handed to the consumer, so `position` is where a run stopped inside an epoch.
+    The claim is made when a pass fetches its first batch, not when ``iter()`` is called: a
+    DataLoader with workers builds (and drops) a sampler iterator it never reads from.
+    Plain integers only: loaders stay picklable (spawned workers, deep copies).
+    """
+
+    def __init__(self) -> None:
+        self.epoch = 0  # the epoch the next pass runs
+        self.start_batch = 0  # the batch of that epoch it begins at
+        self.current: tuple[int, int] | None = None  # (epoch, batches handed out) of this pass
+
+    def set(self, epoch: int, start_batch: int = 0) -> None:
+        """The next pass runs ``epoch`` from batch ``start_batch``; passes after it count on."""
+        if epoch < 0 or start_batch < 0:
+            raise ValueError(
+                f"need epoch >= 0 and start_batch >= 0, got epoch={epoch}, start_batch={start_batch}"
+            )
+        self.epoch, self.start_batch = int(epoch), int(start_batch)
+        self.current = None  # an explicit position overrides the pass in progress
+
+    def claim(self) -> tuple[int, int]:
+        """Start a pass: its (epoch, start batch); the pass after it is the next epoch's."""
+        epoch, start_batch = self.epoch, self.start_batch
+        self.epoch, self.start_batch = epoch + 1, 0
+        self.current = (epoch, start_batch)
+        return epoch, start_batch
+
+    def handed_out(self) -> None:
+        """The pass in progress handed one more batch to the consumer."""
+        if self.current is not None:
+            self.current = (self.current[0], self.current[1] + 1)
+
+    def position(self, num_batches: int) -> tuple[int, int]:
+        """(epoch, batch) of the next batch: inside the pass in progress, else the next pass."""
+        if self.current is not None and self.current[1] < num_batches:
+            return self.current
+        return self.epoch, self.start_batch
+
+    def state_dict(self, num_batches: int) -> dict[str, int]:
+        epoch, start_batch = self.position(num_batches)
+        return {"epoch": epoch, "start_batch": start_batch}
+
+
+class FollowsEpochCursor:
+    """``epoch``, ``set_epoch`` and ``state_dict`` of an object whose passes an `EpochCursor`
+    counts (its ``cursor``); ``len()`` is the number of batches in one pass."""
+
+    cursor: EpochCursor
+
+    @property
+    def epoch(self) -> int:
+        """The epoch the next pass runs."""
+        return self.cursor.epoch
+
+    @property
+    def start_batch(self) -> int:
+        """The batch the next pass begins at."""
+        return self.cursor.start_batch
+
+    def set_epoch(self, epoch: int, start_batch: int = 0) -> None:
+        """The next pass runs ``epoch``'s order from batch ``start_batch``; later ones count on."""
+        self.cursor.set(epoch, start_batch)
+
+    def state_dict(self) -> dict[str, int]:
+        """``{"epoch", "start_batch"}`` of the next batch (inside a pass: where it stopped)."""
+        return self.cursor.state_dict(len(self))
+
+    def load_state_dict(self, state: dict[str, int]) -> None:
+        self.set_epoch(state["epoch"], state.get("start_batch", 0))
+
+
+class TensorLoader(FollowsEpochCursor):
     """Batches of in-memory tensors by whole-batch indexing: ``X[order[i:i+b]]``.
 
-    Yields tuples of tensors (one per input tensor), on the device the tensors are on.
-    ``set_epoch`` picks the epoch's order and the batch to start from. With ``world_size > 1``
+    Yields tuples of tensors (one per input tensor), on the device the tensors are on. Each
+    pass is the next epoch; ``set_epoch`` picks the epoch (and the batch to start from) of the
+    next pass. ``state_dict`` is the position of the next batch. With ``world_size > 1``
     each rank gets its shard of the epoch's order (padded like `EpochBatchSampler`'s).
     ``pin_memory`` gathers host batches straight into pinned memory (for async copies to CUDA).
     """
@@ -87,19 +169,15 @@ class TensorLoader:
         self.rank, self.world_size = rank, world_size
         self.pin_memory = pin_memory and self.tensors[0].device.type == "cpu"
         self._arrays = [host_array(t) for t in self.tensors]  # numpy views: see `gather`
-        self.epoch = self.start_batch = 0
+        self.cursor = EpochCursor()
         self.placement = ""  # why the tensors are where they are (set by make_loader)
 
-    def set_epoch(self, epoch: int, start_batch: int = 0) -> None:
-        """Use ``epoch``'s order, starting at batch ``start_batch`` (for mid-epoch resume)."""
-        self.epoch, self.start_batch = epoch, start_batch
-
-    def order(self) -> torch.Tensor:
-        """This rank's sample order for the current epoch, on the tensors' device."""
+    def order(self, epoch: int | None = None) -> torch.Tensor:
+        """This rank's sample order for ``epoch`` (default: the next pass's), on the tensors' device."""
         order = shard_order(
             self.num_samples,
             self.seed,
-            self.epoch,
+            self.epoch if epoch is None else epoch,
             shuffle=self.shuffle,
             rank=self.rank,
             world_size=self.world_size,
@@ -110,24 +188,30 @@ class TensorLoader:
         return num_batches(self.num_samples, self.batch_size, self.drop_last, self.world_size)
 
     def __iter__(self) -> Iterator[tuple[torch.Tensor, ...]]:
-        order, size, pinned = self.order(), self.batch_size, self.pin_memory
+        cursor = self.cursor
+        epoch, start_batch = cursor.claim()  # on the first next(): a generator
+        order, size, pinned = self.order(epoch), self.batch_size, self.pin_memory
         arrays = self._arrays
         order_array = order.numpy() if any(a is not None for a in arrays) else None
-        for batch in range(self.start_batch, len(self)):
+        for batch in range(start_batch, len(self)):
             span = slice(batch * size, (batch + 1) * size)
             index = order[span]
             array_index = order_array[span] if order_array is not None else None
-            yield tuple(
+            out = tuple(
                 gather(t, index, pinned, array=a, array_index=array_index)
                 for t, a in zip(self.tensors, arrays, strict=True)
             )
+            cursor.handed_out()
+            yield out
 
 
-class EpochBatchSampler(Sampler[list[int]]):
+class EpochBatchSampler(FollowsEpochCursor, Sampler[list[int]]):
     """Batches of indices in an order fixed by (seed, epoch, rank, world size).
 
-    ``set_epoch(epoch, start_batch)`` picks the epoch and where in it to begin: a resumed run
-    continues at the next batch in O(1), without loading the batches it skips. Each batch
+    Each pass is the next epoch (passes run 0, 1, 2, ... by themselves, also under a plain
+    ``DataLoader``); ``set_epoch(epoch, start_batch)`` picks the epoch of the next pass and
+    where in it to begin: a resumed run continues at the next batch in O(1), without loading
+    the batches it skips. Each batch
     carries a seed derived from (seed, epoch, batch index, rank), so its augmentations are the
     same whichever worker fetches it, and however many workers there are.
     """
@@ -147,17 +231,14 @@ class EpochBatchSampler(Sampler[list[int]]):
         self.num_samples, self.batch_size = num_samples, batch_size
         self.seed, self.shuffle, self.drop_last = seed, shuffle, drop_last
         self.rank, self.world_size = rank, world_size
-        self.epoch = self.start_batch = 0
+        self.cursor = EpochCursor()
 
-    def set_epoch(self, epoch: int, start_batch: int = 0) -> None:
-        self.epoch, self.start_batch = epoch, start_batch
-
-    def shard(self) -> torch.Tensor:
-        """This rank's sample order for the current epoch (padded so every rank has as many)."""
+    def shard(self, epoch: int | None = None) -> torch.Tensor:
+        """This rank's order for ``epoch`` (default: the next pass's), padded like every rank's."""
         return shard_order(
             self.num_samples,
             self.seed,
-            self.epoch,
+            self.epoch if epoch is None else epoch,
             shuffle=self.shuffle,
             rank=self.rank,
             world_size=self.world_size,
@@ -167,20 +248,24 @@ class EpochBatchSampler(Sampler[list[int]]):
         return num_batches(self.num_samples, self.batch_size, self.drop_last, self.world_size)
 
     def __iter__(self) -> Iterator[list[int]]:
-        order = self.shard().tolist()
+        # A generator: the pass claims its epoch when its first batch is fetched, so the
+        # iterator a multi-worker DataLoader creates and never reads does not use one up.
+        epoch, start_batch = self.cursor.claim()
+        order = self.shard(epoch).tolist()
         size = self.batch_size
-        for batch in range(self.start_batch, len(self)):
+        for batch in range(start_batch, len(self)):
             indices = SeededIndices(order[batch * size : (batch + 1) * size])
-            indices.seed = batch_seed(self.seed, self.epoch, batch, self.rank)
+            indices.seed = batch_seed(self.seed, epoch, batch, self.rank)
             yield indices
 
 
-class BatchLoader:
+class BatchLoader(FollowsEpochCursor):
     """Batches of a Dataset that reads whole batches, fetched in the main process.
 
     The same batches as a `SeededDataLoader` over the same sampler (same order, same per-batch
     seeds, same collate), without DataLoader's iterator and fetcher layers: for each batch one
-    ``__getitems__`` (or ``get_batch``) call and one collate. Pinned on request.
+    ``__getitems__`` (or ``get_batch``) call and one collate. Pinned on request. Each pass is
+    the next epoch of the sampler; ``set_epoch`` and ``state_dict`` as on `TensorLoader`.
     """
 
     def __init__(
@@ -198,27 +283,64 @@ class BatchLoader:
         self.num_workers = 0
         self.workers_reason = ""
 
-    def set_epoch(self, epoch: int, start_batch: int = 0) -> None:
-        """Use ``epoch``'s order, starting at batch ``start_batch`` (for mid-epoch resume)."""
-        self.batch_sampler.set_epoch(epoch, start_batch)
+    @property
+    def cursor(self) -> EpochCursor:
+        return self.batch_sampler.cursor
 
     def __len__(self) -> int:
         return len(self.batch_sampler)
 
     def __iter__(self) -> Iterator[Any]:
         fetch, collate, pin = self.dataset.__getitems__, self.collate_fn, self.pin_memory
+        cursor = self.batch_sampler.cursor
         for indices in self.batch_sampler:
             batch = collate(fetch(indices))
-            yield pin_batch(batch) if pin else batch
+            batch = pin_batch(batch) if pin else batch
+            cursor.handed_out()
+            yield batch
 
 
-class SeededDataLoader(DataLoader):
-    """A DataLoader over an `EpochBatchSampler`: reproducible order, seeds and resume point."""
+class SeededDataLoader(FollowsEpochCursor, DataLoader):
+    """A DataLoader over an `EpochBatchSampler`: reproducible order, seeds and resume point.
+
+    Each pass is the next epoch (the sampler's, in the main process: persistent workers or
+    not); ``set_epoch`` and ``state_dict`` as on `TensorLoader`. Batches are counted as they
+    reach the consumer, not as workers prefetch them.
+    """
 
     workers_reason = ""
 
-    def set_epoch(self, epoch: int, start_batch: int = 0) -> None:
-        self.batch_sampler.set_epoch(epoch, start_batch)
+    @property
+    def cursor(self) -> EpochCursor:
+        return self.batch_sampler.cursor
+
+    def __iter__(self) -> Any:
+        iterator = super().__iter__()
+        cursor = getattr(self.batch_sampler, "cursor", None)
+        return iterator if cursor is None else _Counted(iterator, cursor)
+
+
+class _Counted:
+    """A DataLoader iterator that tells the cursor of each batch handed to the consumer."""
+
+    def __init__(self, iterator: Any, cursor: EpochCursor) -> None:
+        self.iterator, self.cursor = iterator, cursor
+
+    def __iter__(self) -> _Counted:
+        return self
+
+    def __next__(self) -> Any:
+        batch = next(self.iterator)
+        self.cursor.handed_out()
+        return batch
+
+    def __len__(self) -> int:
+        return len(self.iterator)
+
+    def __getattr__(self, name: str) -> Any:  # the DataLoader iterator's other attributes
+        if name == "iterator":  # not set yet (e.g. while unpickling): no endless recursion
+            raise AttributeError(name)
+        return getattr(self.iterator, name)
 
 
 def make_loader(
@@ -351,7 +473,8 @@ _RESUMABLE = (TensorLoader, BatchLoader, SeededDataLoader)
 def start_epoch(loader: Any, epoch: int, start_batch: int = 0) -> Iterator[Any]:
     """Iterate ``loader``'s batches of ``epoch``, beginning at batch ``start_batch``.
 
-    trainwell's loaders jump there in O(1). A foreign loader is told the epoch if it (or its
+    trainwell's loaders jump there in O(1) (``set_epoch``: the pass this returns is exactly
+    that epoch; a plain pass after it would be the next one). A foreign loader is told the epoch if it (or its
     sampler) has ``set_epoch`` (the DistributedSampler protocol), and its first ``start_batch``
     batches are loaded and dropped: exact only if its order is a function of the epoch.
     """

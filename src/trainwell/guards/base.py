@@ -70,6 +70,8 @@ class Context:
         self.last_window_skipped = False  # the scaler skipped the last step
         self.due = True  # this step runs the sampled checks (every `config.every` steps)
         self.stop_reason: str | None = None  # set by a guard that asks fit() to stop
+        # fit(): optimizer step -> (1-based epoch, batches done in it after that step's window)
+        self.batch_places: dict[int, tuple[int, int]] = {}
         self._norms: tuple[list[int], torch.Tensor | None] | None = None
         # fit() hands over the norms its clipping just computed, so they are not computed twice.
         self.norm_source: Callable[[], tuple[list[torch.Tensor], torch.Tensor] | None] | None = None
@@ -150,7 +152,12 @@ class Guard:
         """At watch start: static checks, and hooks of the guard's own (into ``ctx.handles``)."""
 
     def on_forward(
-        self, args: tuple, output: Any, record: ForwardRecord | None, grad_enabled: bool
+        self,
+        args: tuple,
+        kwargs: Mapping[str, Any],
+        output: Any,
+        record: ForwardRecord | None,
+        grad_enabled: bool,
     ) -> None:
         """After a forward of the watched model (``record`` when it built a graph)."""
 

@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from trainwell.guards.base import Guard
+from trainwell.guards.hooks import Hook
 
 
 class BatchNormBatchGuard(Guard):
@@ -19,7 +20,7 @@ class BatchNormBatchGuard(Guard):
     def attach(self) -> None:
         for module in self.ctx.model.modules():
             if isinstance(module, nn.modules.batchnorm._BatchNorm):
-                self.ctx.handles.append(module.register_forward_pre_hook(self._pre))
+                self.ctx.handles.append(module.register_forward_pre_hook(Hook(self._pre)))
 
     def _pre(self, module: nn.Module, args: tuple) -> None:
         if not module.training or not args or not isinstance(args[0], torch.Tensor):

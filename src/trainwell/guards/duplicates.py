@@ -13,6 +13,7 @@ reported: only a mix of identical and different consecutive pairs is.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import torch
@@ -34,7 +35,12 @@ class DuplicateBatchGuard(Guard):
         self.host_different = False  # a pair differed in shape (known without the device)
 
     def on_forward(
-        self, args: tuple, output: Any, record: ForwardRecord | None, grad_enabled: bool
+        self,
+        args: tuple,
+        kwargs: Mapping[str, Any],
+        output: Any,
+        record: ForwardRecord | None,
+        grad_enabled: bool,
     ) -> None:
         if self.remaining == 0 or record is None or not record.training:
             return

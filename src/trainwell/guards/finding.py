@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import os
 import sys
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import FrameType
 
-import torch
-
-import trainwell
+from trainwell.userframe import user_frame, warn_at_user
 
 
 class GuardWarning(UserWarning):
@@ -63,23 +59,6 @@ class Finding:
         )
 
 
-_SKIP_DIRS = tuple(
-    os.path.dirname(m.__file__) + os.sep for m in (torch, trainwell) if m.__file__ is not None
-)
-_SKIP_FILES = ("contextlib.py", "functools.py", "<frozen", "warnings.py")
-
-
-def user_frame(start: FrameType | None = None) -> FrameType | None:
-    """The innermost frame that is not torch's, trainwell's or a stdlib wrapper's."""
-    frame = start or sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_SKIP_DIRS) and not any(s in filename for s in _SKIP_FILES):
-            return frame
-        frame = frame.f_back
-    return None
-
-
 def user_source() -> str | None:
     """``path:line`` of the user's code that led here (None when no frame shows it)."""
     frame = user_frame(sys._getframe(1))
@@ -124,14 +103,4 @@ class Reporter:
 
 def _warn(finding: Finding) -> None:
     # Point the warning at the user's line when we know it, so IDEs and logs show their code.
-    frame = user_frame(sys._getframe(2))
-    if frame is None:
-        warnings.warn(GuardWarning(finding), stacklevel=3)
-        return
-    warnings.warn_explicit(
-        GuardWarning(finding),
-        GuardWarning,
-        frame.f_code.co_filename,
-        frame.f_lineno,
-        module=frame.f_globals.get("__name__", "__main__"),
-    )
+    warn_at_user(GuardWarning(finding))

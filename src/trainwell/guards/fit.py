@@ -62,6 +62,10 @@ class FitGuards(Observer):
         watch = self.watch
         if not report.stepped:
             watch.skipped()
+        else:  # where the step's batches were, for a finding about them (kept one read long)
+            places = watch.ctx.batch_places
+            places[report.step - 1] = (report.epoch, report.batch_in_epoch)
+            places.pop(report.step - 1 - 2 * watch.config.every, None)
         if (report.stepped and watch.ctx.due) or report.logged is not None:
             watch.read()
         self._ask_stop()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import weakref
 from collections import deque
+from collections.abc import Mapping
 from typing import Any
 
 from trainwell.guards.base import ForwardRecord, Guard
@@ -27,7 +28,12 @@ class EvalGraphGuard(Guard):
         self.source: str | None = None
 
     def on_forward(
-        self, args: tuple, output: Any, record: ForwardRecord | None, grad_enabled: bool
+        self,
+        args: tuple,
+        kwargs: Mapping[str, Any],
+        output: Any,
+        record: ForwardRecord | None,
+        grad_enabled: bool,
     ) -> None:
         if record is None:
             return
@@ -77,7 +83,12 @@ class RetainedGraphGuard(Guard):
         self.done = False  # reported: stop looking (and stop paying for gc.collect)
 
     def on_forward(
-        self, args: tuple, output: Any, record: ForwardRecord | None, grad_enabled: bool
+        self,
+        args: tuple,
+        kwargs: Mapping[str, Any],
+        output: Any,
+        record: ForwardRecord | None,
+        grad_enabled: bool,
     ) -> None:
         if record is not None and record.training and not self.done:
             self.records.append((record.step, weakref.ref(record)))

@@ -15,6 +15,7 @@ scoped wrapper in `trainwell.guards.patch`.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import torch
@@ -22,6 +23,7 @@ from torch import nn
 
 from trainwell.guards import patch
 from trainwell.guards.base import Guard
+from trainwell.guards.hooks import Hook
 
 _KINDS = {nn.CrossEntropyLoss: "cross_entropy", nn.NLLLoss: "nll_loss"}
 
@@ -34,15 +36,14 @@ class LossInputGuard(Guard):
         loss_fn = self.ctx.loss_fn
         kind = loss_kind(loss_fn)
         if kind is not None:
-            self.ctx.handles.append(
-                loss_fn.register_forward_pre_hook(lambda _m, args: self._module_pre(kind, args))
-            )
+            hook = Hook(functools.partial(self._module_pre, kind))
+            self.ctx.handles.append(loss_fn.register_forward_pre_hook(hook))
         patch.add_loss_listener(self.on_loss)
 
     def close(self) -> None:
         patch.remove_loss_listener(self.on_loss)
 
-    def _module_pre(self, kind: str, args: tuple) -> None:
+    def _module_pre(self, kind: str, module: nn.Module, args: tuple) -> None:
         patch.in_hooked_loss(True)  # the functional call inside is this same check
         if args and isinstance(args[0], torch.Tensor):
             self.on_loss(kind, args[0])

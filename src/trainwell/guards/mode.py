@@ -11,6 +11,7 @@ Models without Dropout/BatchNorm behave the same in both modes and are never rep
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from trainwell.guards.base import ForwardRecord, Guard
@@ -43,7 +44,12 @@ class TrainModeGuard(Guard):
         )
 
     def on_forward(
-        self, args: tuple, output: Any, record: ForwardRecord | None, grad_enabled: bool
+        self,
+        args: tuple,
+        kwargs: Mapping[str, Any],
+        output: Any,
+        record: ForwardRecord | None,
+        grad_enabled: bool,
     ) -> None:
         ctx = self.ctx
         if grad_enabled or not ctx.model.training or not ctx.sensitive:

@@ -14,16 +14,44 @@ not move, but optimizers with state (momentum, Adam's moments, weight decay) sti
 update from that state. ``skip_exact=True`` reads the flag on the host every step instead and
 drops the gradients (``grad=None``), which optimizers skip entirely: exact, one sync per step.
 
+When the NaN is already in the data, no module is to blame: each graph-building forward also
+keeps, per floating input tensor, its float32 sum on the device (NaN and inf propagate into a
+sum; one small kernel), read on the host only when the gradients of that interval went bad. If an
+input of the first bad step held inf/NaN, the finding (``nonfinite-input``) names that step's
+input batch, which input (``input 0``, ``input 'image'``) and its shape, and (under fit()) the
+epoch and batch.
+
 fp16 with GradScaler: the scaler already skips inf/NaN steps and lowers its scale; a long run of
 consecutive skips means the NaN is not an overflow but a real one, and the run is stopped.
 """
 
 from __future__ import annotations
 
+import functools
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
 import torch
 
-from trainwell.guards.base import Guard
+from trainwell.guards.base import ForwardRecord, Guard
 from trainwell.guards.finding import NonFiniteError
+from trainwell.guards.hooks import Hook
+
+_MAX_INPUTS = 8  # floating input tensors flagged per forward
+
+
+@dataclass
+class _InputCheck:
+    """One graph-building forward's inputs: names and shapes on the host, sums on the device."""
+
+    step: int  # optimizer steps done when the forward ran
+    index: int  # forwards since that step began (micro-batch index under accumulation)
+    names: list[str]
+    shapes: list[tuple[int, ...]]
+    dtypes: list[torch.dtype]
+    sums: list[torch.Tensor]  # device, one float32 sum per input: NaN/inf propagate into it
 
 
 class NonFiniteGuard(Guard):
@@ -38,10 +66,52 @@ class NonFiniteGuard(Guard):
         self.skips = 0  # fp16: consecutive steps skipped by GradScaler
         self.order: list[int] = []  # parameter indices in the order backward produced them
         self._order_hooks = [
-            p.register_post_accumulate_grad_hook(lambda _p, i=i: self.order.append(i))
+            p.register_post_accumulate_grad_hook(Hook(functools.partial(self._backward_order, i)))
             for i, p in enumerate(self.ctx.params)
         ]
         self.ctx.handles.extend(self._order_hooks)
+        # The inputs of each graph-building forward since the last read (bounded: a loop that
+        # never steps must not grow it).
+        every = self.ctx.config.every
+        self.inputs: deque[_InputCheck] = deque(maxlen=4 * every * self.ctx.accumulate_steps)
+        self.forwards = (-1, 0)  # (step, forwards seen in it)
+
+    def _backward_order(self, index: int, param: torch.Tensor) -> None:
+        self.order.append(index)
+
+    # ------------------------------------------------------------------ inputs
+
+    def on_forward(
+        self,
+        args: tuple,
+        kwargs: Mapping[str, Any],
+        output: Any,
+        record: ForwardRecord | None,
+        grad_enabled: bool,
+    ) -> None:
+        if record is None or self.ctx.scaler is not None:
+            return  # no gradients from it; fp16: GradScaler skips those steps itself
+        step = self.ctx.steps
+        index = self.forwards[1] if self.forwards[0] == step else 0
+        self.forwards = (step, index + 1)
+        if len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor):  # the usual
+            found = [("input 0", args[0])] if _floating(args[0]) else []
+        else:
+            found = list(_floating_inputs(args, kwargs))
+        if not found:
+            return
+        tensors = [t.detach() if t.requires_grad else t for _, t in found]
+        self.inputs.append(
+            _InputCheck(
+                step,
+                index,
+                [name for name, _ in found],
+                [tuple(t.shape) for t in tensors],
+                [t.dtype for t in tensors],
+                # One small kernel per input and nothing else until a read finds bad gradients.
+                [t.sum(dtype=torch.float32) for t in tensors],
+            )
+        )
 
     # ------------------------------------------------------------------ fp32 / bf16
 
@@ -96,6 +166,7 @@ class NonFiniteGuard(Guard):
             self._report_bad([(step, r, bad_rows[r]) for step, r in rows])
         self.total.zero_()
         self.row_steps = [None] * len(self.row_steps)
+        self.inputs.clear()
 
     def _report_bad(self, rows: list[tuple[int, int, bool]]) -> None:
         first = next(((step, r) for step, r, bad in rows if bad), None)
@@ -112,16 +183,28 @@ class NonFiniteGuard(Guard):
             return
         self.reported = True
         first_step, row = first
+        found = self._bad_input(first_step)
+        if found is not None:
+            code, reason = self._report_input(first_step, *found)
+        else:
+            code, reason = self._report_grad(first_step, row)
+        if policy == "stop":
+            self._stop(code, reason)
+        elif policy == "skip_step" and longest >= self.ctx.config.max_consecutive_skips:
+            self._stop_skips(longest)
+
+    def _report_grad(self, step: int, row: int) -> tuple[str, str]:
         where = self._origin(row)
+        skipped = " (those steps were skipped)" if self.ctx.config.nonfinite == "skip_step" else ""
         self.ctx.report(
             "nonfinite-grad",
             name="non-finite gradients",
             message=(
-                f"inf/NaN gradients first at step {first_step}, first in backward order in "
-                f"{where}" + (" (those steps were skipped)" if policy == "skip_step" else "")
+                f"inf/NaN gradients first at step {step}, first in backward order in "
+                f"{where}{skipped}"
             ),
             where=where,
-            step=first_step,
+            step=step,
             why=(
                 "one NaN update turns every weight NaN: the run is lost from there on, while "
                 "the loop keeps going"
@@ -133,10 +216,56 @@ class NonFiniteGuard(Guard):
             ),
             switch=self.switch,
         )
-        if policy == "stop":
-            self._stop("nonfinite-grad", f"non-finite gradients at step {first_step} in {where}")
-        elif policy == "skip_step" and longest >= self.ctx.config.max_consecutive_skips:
-            self._stop_skips(longest)
+        return "nonfinite-grad", f"non-finite gradients at step {step} in {where}"
+
+    def _bad_input(self, step: int) -> tuple[_InputCheck, list[int]] | None:
+        """The first forward of ``step`` whose inputs held inf/NaN, and which (None: finite)."""
+        checks = [c for c in self.inputs if c.step == step]
+        if not checks:
+            return None
+        sums = [s for c in checks for s in c.sums]
+        flags = torch.isfinite(torch.stack(sums)).tolist()  # the host read, only when bad
+        at = 0
+        for check in checks:
+            bad = [i for i, ok in enumerate(flags[at : at + len(check.names)]) if not ok]
+            at += len(check.names)
+            if bad:
+                return check, bad
+        return None
+
+    def _report_input(self, step: int, check: _InputCheck, bad: list[int]) -> tuple[str, str]:
+        name, shape, dtype = check.names[bad[0]], check.shapes[bad[0]], check.dtypes[bad[0]]
+        micro = 1 + max(c.index for c in self.inputs if c.step == step)
+        details = [f"micro-batch {check.index + 1} of {micro}"] if micro > 1 else []
+        place = self.ctx.batch_places.get(step)
+        if place is not None:  # fit(): the epoch, and the window's last batch in it
+            epoch, last = place
+            details.append(f"epoch {epoch}, batch {last - micro + 1 + check.index}")
+        batch = f"the input batch of step {step}" + (f" ({'; '.join(details)})" * bool(details))
+        also = "; also in " + ", ".join(check.names[j] for j in bad[1:]) if bad[1:] else ""
+        skipped = " (those steps were skipped)" if self.ctx.config.nonfinite == "skip_step" else ""
+        self.ctx.report(
+            "nonfinite-input",
+            name="inf/NaN already in the input batch",
+            message=(
+                f"{batch} held inf/NaN in {name} (shape {_shape(shape)}, "
+                f"{str(dtype).removeprefix('torch.')}){also}: the gradients went non-finite "
+                f"from the data, not in a layer{skipped}"
+            ),
+            where=name,
+            step=step,
+            why=(
+                "one NaN input makes the loss and every gradient NaN; one update with them "
+                "turns every weight NaN, while the loop keeps going"
+            ),
+            fix=(
+                "find and clean the bad samples (check torch.isfinite(x).all() over the "
+                "dataset: missing values, a division by a zero std when normalising, log of 0), "
+                "or filter them out in the Dataset"
+            ),
+            switch=self.switch,
+        )
+        return "nonfinite-input", f"non-finite values in {name} of the input batch of step {step}"
 
     def _origin(self, row: int) -> str:
         """The module whose gradient went non-finite first in backward order."""
@@ -188,6 +317,41 @@ class NonFiniteGuard(Guard):
             for handle in self._order_hooks:
                 handle.remove()
             self._order_hooks = []
+
+
+def _floating_inputs(args: tuple, kwargs: Mapping[str, Any]) -> Iterator[tuple[str, torch.Tensor]]:
+    """(name, tensor) of the floating tensors a forward got: ``input 0``, ``input 'image'``."""
+    found = 0
+    single = len(args) == 1 and not kwargs
+    items = [(f"input {i}", a, single and isinstance(a, Mapping)) for i, a in enumerate(args)]
+    items += [(f"input {k!r}", v, False) for k, v in kwargs.items()]
+    for name, value, bare in items:
+        for sub, tensor in _tensors(value, name, bare):
+            if found == _MAX_INPUTS:
+                return
+            if _floating(tensor):
+                found += 1
+                yield sub, tensor
+
+
+def _floating(tensor: torch.Tensor) -> bool:
+    return tensor.is_floating_point() and tensor.numel() > 0
+
+
+def _tensors(value: Any, name: str, bare: bool, depth: int = 0) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, torch.Tensor):
+        yield name, value
+    elif depth < 2 and isinstance(value, Mapping):
+        for key, item in value.items():
+            sub = f"input {key!r}" if bare else f"{name}[{key!r}]"
+            yield from _tensors(item, sub, False, depth + 1)
+    elif depth < 2 and isinstance(value, list | tuple):
+        for j, item in enumerate(value):
+            yield from _tensors(item, f"{name}[{j}]", False, depth + 1)
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 def _full(norms: torch.Tensor, index: list[int], count: int) -> torch.Tensor:

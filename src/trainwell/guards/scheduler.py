@@ -1,11 +1,13 @@
 """An LR scheduler stepped on the wrong interval, or when the optimizer did not step.
 
-The watch wraps ``step`` on the scheduler instance only (restored on close) and counts optimizer
-steps between scheduler steps. A scheduler's *horizon* is the count its parameters are written
-in (StepLR ``step_size``, MultiStepLR's last milestone, CosineAnnealingLR ``T_max``,
-ExponentialLR: steps to 1% of the start LR, LinearLR/PolynomialLR ``total_iters``, LambdaLR: the
-last probed count where its factor still changes). Horizons up to ``epoch_horizon_max`` are read
-as epochs, longer ones as optimizer steps; OneCycleLR and CyclicLR always count steps.
+The watch observes each ``step()`` of the given scheduler (`hooks.before_call`: a wrapper on its
+class, dispatching to this instance only; nothing is set on the scheduler, so its
+``state_dict()``, pickles and copies stay clean) and counts optimizer steps between scheduler
+steps. A scheduler's *horizon* is the count its parameters are written in (StepLR
+``step_size``, MultiStepLR's last milestone, CosineAnnealingLR ``T_max``, ExponentialLR: steps
+to 1% of the start LR, LinearLR/PolynomialLR ``total_iters``, LambdaLR: the last probed count
+where its factor still changes). Horizons up to ``epoch_horizon_max`` are read as epochs,
+longer ones as optimizer steps; OneCycleLR and CyclicLR always count steps.
 
 * epoch-counted scheduler stepped once per optimizer step, past a whole epoch or its horizon;
 * step-counted scheduler stepped once every many optimizer steps (i.e. once per epoch);
@@ -21,6 +23,8 @@ from typing import Any
 from torch.optim import lr_scheduler as S
 
 from trainwell.guards.base import Guard
+from trainwell.guards.hooks import CallHandle, before_call
+from trainwell.schedule import scheduler_horizon
 
 _PER_STEP = (S.OneCycleLR, S.CyclicLR)
 _PER_EPOCH = (S.StepLR, S.MultiStepLR, S.CosineAnnealingLR, S.ExponentialLR)
@@ -29,23 +33,14 @@ _PROBES = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000,
 
 
 def horizon(scheduler: Any) -> int | None:
-    """The count a scheduler's own parameters are written in (None: unknown)."""
-    if isinstance(scheduler, S.StepLR):
-        return scheduler.step_size
-    if isinstance(scheduler, S.MultiStepLR):
-        return max(scheduler.milestones) if scheduler.milestones else None
-    if isinstance(scheduler, S.CosineAnnealingLR):
-        return scheduler.T_max
+    """The count a scheduler's own parameters are written in (None: unknown): its horizon, or
+    for ExponentialLR the steps to 1% of the LR, for LambdaLR where its factor settles."""
     if isinstance(scheduler, S.ExponentialLR):
         gamma = scheduler.gamma
         return math.ceil(math.log(0.01) / math.log(gamma)) if 0.0 < gamma < 1.0 else None
-    if isinstance(scheduler, S.LinearLR | S.PolynomialLR):
-        return scheduler.total_iters
     if isinstance(scheduler, S.LambdaLR):
         return _lambda_horizon(scheduler)
-    if isinstance(scheduler, S.OneCycleLR):
-        return scheduler.total_steps
-    return None
+    return scheduler_horizon(scheduler)
 
 
 def interval_of(
@@ -73,6 +68,23 @@ def interval_of(
     return "epoch"
 
 
+def _step_method(scheduler: Any) -> str:
+    """The method one call of which is one scheduler step.
+
+    torch's own ``LRScheduler.step`` warns about misuse with ``stacklevel=2`` (e.g. "step()
+    before optimizer.step()"): wrapping it would point those warnings at the wrapper. Its
+    ``_update_lr`` runs once per ``step()``, after the warnings, so that is observed instead;
+    a scheduler with a ``step`` of its own (SequentialLR, ChainedScheduler, a user's class) is
+    observed at ``step``.
+    """
+    step = getattr(type(scheduler), "step", None)
+    while getattr(step, "__trainwell_guard__", False):
+        step = step.__wrapped__  # type: ignore[union-attr]
+    if step is S.LRScheduler.step and callable(getattr(scheduler, "_update_lr", None)):
+        return "_update_lr"
+    return "step"
+
+
 def _lambda_horizon(scheduler: S.LambdaLR) -> int | None:
     """The last probed count at which any group's factor still changes (None: unknown)."""
     last = 0
@@ -94,7 +106,7 @@ class SchedulerGuard(Guard):
 
     def attach(self) -> None:
         scheduler = self.ctx.scheduler
-        self.wrapped = None
+        self.wrapped: CallHandle | None = None
         self.interval = None
         self.last_step_count = 0  # ctx.steps at the scheduler's last step
         self.lockstep = 0  # consecutive scheduler steps exactly one optimizer step apart
@@ -103,29 +115,12 @@ class SchedulerGuard(Guard):
             return
         self.interval = interval_of(scheduler, self.ctx.config.epoch_horizon_max)
         self.horizon = horizon(scheduler)
-        self._wrap(scheduler)
-
-    def _wrap(self, scheduler: Any) -> None:
-        # An instance attribute shadows the class's step(); close() deletes it (or puts back
-        # an instance attribute that was there before).
-        self.previous = scheduler.__dict__.get("step")
-        original = scheduler.step
-
-        def step(*args: Any, **kwargs: Any) -> Any:
-            self.before_scheduler_step()
-            return original(*args, **kwargs)
-
-        scheduler.step = step
-        self.wrapped = scheduler
+        self.wrapped = before_call(scheduler, _step_method(scheduler), self.before_scheduler_step)
 
     def close(self) -> None:
-        if self.wrapped is None:
-            return
-        if self.previous is None:
-            self.wrapped.__dict__.pop("step", None)
-        else:
-            self.wrapped.step = self.previous
-        self.wrapped = None
+        if self.wrapped is not None:
+            self.wrapped.remove()
+            self.wrapped = None
 
     def declared(self, interval: str) -> None:
         """fit(): the interval a TorchSchedule was declared with; report a mismatch now."""

@@ -7,9 +7,12 @@ Installed on enter, removed on exit:
   any parameter gradient is added (the "before backward" moment hooks on parameters lack);
 * ``post_accumulate_grad`` hooks on parameters until the first step (to learn backward order);
 * optimizer step pre/post hooks (``register_step_pre_hook``/``register_step_post_hook``);
-* ``step`` of the given scheduler and ``update`` of the given GradScaler, wrapped on those
-  instances only;
+* ``step`` of the given scheduler and ``update`` of the given GradScaler, observed for those
+  instances only through a wrapper on their class (`hooks.before_call`);
 * clipping and functional-loss wrappers, process-wide while a watch is active (`patch`).
+
+Every hook is a `hooks.Hook`: deep copies (EMA, ``AveragedModel``, best-model copies) and pickles
+(``torch.save(model)``) of the user's objects get an inert no-op in its place, never the watch.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
@@ -31,6 +34,7 @@ from trainwell.guards.duplicates import DuplicateBatchGuard
 from trainwell.guards.finding import Finding
 from trainwell.guards.grad_norm import GradNormGuard
 from trainwell.guards.graph import EvalGraphGuard, RetainedGraphGuard
+from trainwell.guards.hooks import CallHandle, Hook, before_call
 from trainwell.guards.loss_input import LossInputGuard
 from trainwell.guards.mode import TrainModeGuard
 from trainwell.guards.nonfinite import NonFiniteGuard
@@ -113,11 +117,13 @@ class Watch:
             moment: [getattr(g, moment) for g in self.guards if overrides(g, moment)]
             for moment in ("on_forward", "on_backward", "on_step_pre", "on_step_post")
         }
-        ctx.handles.append(ctx.model.register_forward_hook(self._on_forward))
-        ctx.handles.append(ctx.optimizer.register_step_pre_hook(self._on_step_pre))
-        ctx.handles.append(ctx.optimizer.register_step_post_hook(self._on_step_post))
+        ctx.handles.append(
+            ctx.model.register_forward_hook(Hook(self._on_forward), with_kwargs=True)
+        )
+        ctx.handles.append(ctx.optimizer.register_step_pre_hook(Hook(self._on_step_pre)))
+        ctx.handles.append(ctx.optimizer.register_step_post_hook(Hook(self._on_step_post)))
         if ctx.scaler is not None and not ctx.in_fit:
-            self._wrap_scaler_update(ctx.scaler)
+            self._watch_scaler_update(ctx.scaler)
         attached: list[Guard] = []
         try:
             for guard in self.guards:
@@ -144,9 +150,6 @@ class Watch:
         for handle in self.ctx.handles:
             handle.remove()
         self.ctx.handles.clear()
-        if self._scaler_update is not None:
-            self.ctx.scaler.__dict__.pop("update", None)
-            self._scaler_update = None
 
     def __enter__(self) -> Watch:
         return self
@@ -170,7 +173,9 @@ class Watch:
 
     # ------------------------------------------------------------------ hook bodies
 
-    def _on_forward(self, module: nn.Module, args: tuple, output: Any) -> None:
+    def _on_forward(
+        self, module: nn.Module, args: tuple, kwargs: Mapping[str, Any], output: Any
+    ) -> None:
         if self.closed:
             return
         grad_enabled = torch.is_grad_enabled()
@@ -180,9 +185,9 @@ class Watch:
             if tensor is not None:
                 record = ForwardRecord(self.ctx.steps, module.training)
                 # The hook (and so the record) lives as long as the output or its graph.
-                tensor.register_hook(functools.partial(self._on_backward, record))
+                tensor.register_hook(Hook(functools.partial(self._on_backward, record)))
         for moment in self._moments["on_forward"]:
-            moment(args, output, record, grad_enabled)
+            moment(args, kwargs, output, record, grad_enabled)
 
     def _on_backward(self, record: ForwardRecord, grad: torch.Tensor) -> None:
         record.backwarded = True
@@ -240,20 +245,15 @@ class Watch:
         for guard in self.guards:
             guard.on_skip()
 
-    _scaler_update: Callable[..., Any] | None = None
+    def _watch_scaler_update(self, scaler: torch.amp.GradScaler) -> None:
+        self._steps_at_update = self.ctx.steps
+        handle: CallHandle = before_call(scaler, "update", self._before_scaler_update)
+        self.ctx.handles.append(handle)
 
-    def _wrap_scaler_update(self, scaler: torch.amp.GradScaler) -> None:
-        original = scaler.update
-        steps_at_update = [self.ctx.steps]
-
-        def update(*args: Any, **kwargs: Any) -> Any:
-            if self.ctx.steps == steps_at_update[0]:
-                self.skipped()  # no optimizer step since the last update: the scaler skipped
-            steps_at_update[0] = self.ctx.steps
-            return original(*args, **kwargs)
-
-        scaler.update = update
-        self._scaler_update = update
+    def _before_scaler_update(self) -> None:
+        if self.ctx.steps == self._steps_at_update:
+            self.skipped()  # no optimizer step since the last update: the scaler skipped
+        self._steps_at_update = self.ctx.steps
 
 
 def _graph_task_id() -> int:

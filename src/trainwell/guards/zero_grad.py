@@ -85,6 +85,8 @@ class ZeroGradGuard(Guard):
 
     def _report_before_step(self) -> None:
         ctx = self.ctx
+        if not self._sample_is_the_models():
+            return  # new Parameter objects: the params guard reports that, not a zero_grad bug
         ctx.report(
             "zero-grad-before-step",
             name="zero_grad() between backward() and step()",
@@ -115,6 +117,10 @@ class ZeroGradGuard(Guard):
                 return False  # cleared, replaced or zeroed in place since the step
             checked += 1
         return checked > 0
+
+    def _sample_is_the_models(self) -> bool:
+        current = {id(p) for p in self.ctx.model.parameters()}
+        return all(id(self.ctx.params[i]) in current for i in self.ctx.sample)
 
     def _all_none(self) -> bool:
         params = self.ctx.params

@@ -10,12 +10,12 @@ threshold for ``patience`` consecutive intervals.
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from trainwell.observe.base import FitInfo, Observer, StepReport
+from trainwell.userframe import warn_at_user
 
 
 class InputBoundWarning(UserWarning):
@@ -91,7 +91,7 @@ class InputBoundDetector(Observer):
         self._streak.append((wait, elapsed, batches))
         if len(self._streak) >= self.patience:
             self.finding = self._finding()
-            warnings.warn(self.finding.message, InputBoundWarning, stacklevel=2)
+            warn_at_user(self.finding.message, InputBoundWarning)
 
     def _count_batches(self, batch_in_epoch: int) -> None:
         # batch_in_epoch counts micro-batches and restarts at each epoch.

@@ -33,7 +33,12 @@ class Progress(Observer):
 
     def on_fit_start(self, info: FitInfo) -> None:
         self._info = info
-        where = f" -> {info.run_dir}" if info.run_dir else ""
+        # The checkpoint section has defaults, so say once that without run.dir none apply.
+        where = (
+            f" -> {info.run_dir}"
+            if info.run_dir
+            else " (no run.dir: nothing will be saved, no checkpoints or metrics log; set run.dir)"
+        )
         resumed = f", resuming at epoch {info.start_epoch + 1}" if info.start_step else ""
         self._print(
             f"training {info.num_parameters:,} parameters on {info.device} ({info.precision}), "
