@@ -152,7 +152,7 @@ def _write_atomic(
                 tmp.unlink(missing_ok=True)
             tmp = None
         needed = estimate() if estimate is not None else 0
-        raise _WriteFailure(_describe_write_failure(path, exc, needed)) from exc
+        raise _WriteFailure(describe_write_failure(path, exc, needed)) from exc
     finally:
         if tmp is not None:
             with contextlib.suppress(OSError):
@@ -212,7 +212,7 @@ def _is_write_error(exc: BaseException) -> bool:
     )
 
 
-def _describe_write_failure(path: Path, exc: BaseException, needed: int) -> str:
+def describe_write_failure(path: Path, exc: BaseException, needed: int) -> str:
     """``could not write PATH: REASON (needs about N, M free in DIR)`` on one line."""
     cause: BaseException | None = exc
     while cause is not None and not isinstance(cause, OSError):
@@ -316,7 +316,7 @@ def _link_atomic(source: Path, target: Path) -> None:
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
-        raise _WriteFailure(_describe_write_failure(target, exc, source.stat().st_size)) from exc
+        raise _WriteFailure(describe_write_failure(target, exc, source.stat().st_size)) from exc
 
 
 # --------------------------------------------------------------------------- safe loading

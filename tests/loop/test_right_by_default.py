@@ -222,3 +222,42 @@ def test_model_is_moved_before_the_optimizer_is_built():
     finally:
         torch.__future__.set_overwrite_module_params_on_conversion(False)
     assert all(not torch.equal(a, b) for a, b in zip(before, model.parameters()))
+
+
+def test_a_full_disk_stops_the_metrics_log_not_the_run(tmp_path):
+    """A log line that cannot be written is dropped whole, said once, and training goes on."""
+    import errno
+    import json
+
+    from trainwell.observe.log import MetricsLog, MetricsLogWarning
+
+    class FullAfterFirstLine:
+        """The real file until one line is in; then half a line lands and the disk is full."""
+
+        def __init__(self, file):
+            self.file, self.lines = file, 0
+
+        def tell(self):
+            return self.file.tell()
+
+        def write(self, text):
+            if self.lines >= 1:
+                self.file.write(text[: len(text) // 2])
+                self.file.flush()
+                raise OSError(errno.ENOSPC, "No space left on device")
+            self.lines += 1
+            return self.file.write(text)
+
+        def close(self):
+            self.file.close()
+
+    log = MetricsLog(tmp_path)
+    log.on_fit_start(None)
+    log._file = FullAfterFirstLine(log._file)
+    log.on_epoch_end({"epoch": 1, "val_loss": 0.5})
+    with pytest.warns(MetricsLogWarning, match=r"metrics\.jsonl: No space left.*training goes on"):
+        log.on_epoch_end({"epoch": 2, "val_loss": 0.4})
+    log.on_epoch_end({"epoch": 3, "val_loss": 0.3})  # silently skipped: said once
+    log.close()
+    lines = (tmp_path / "metrics.jsonl").read_text().splitlines()
+    assert [json.loads(line)["epoch"] for line in lines] == [1]  # no half line

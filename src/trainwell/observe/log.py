@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
-from trainwell.checkpoint import json_safe, write_text_atomic
+from trainwell.checkpoint import describe_write_failure, json_safe, write_text_atomic
 from trainwell.observe.base import FitInfo, Observer, StepReport
+from trainwell.userframe import warn_at_user
+
+
+class MetricsLogWarning(UserWarning):
+    """``metrics.jsonl`` could not be appended to; training goes on without it."""
 
 
 class MetricsLog(Observer):
@@ -23,8 +29,32 @@ class MetricsLog(Observer):
         self._file = open(self.path, "a", buffering=1)  # noqa: SIM115 - closed in on_fit_end
 
     def _write(self, record: dict[str, Any]) -> None:
-        if self._file is not None:
-            self._file.write(json.dumps(json_safe(record)) + "\n")
+        if self._file is None:
+            return
+        line = json.dumps(json_safe(record)) + "\n"
+        good_size = self._file.tell()
+        try:
+            self._file.write(line)
+        except OSError as exc:
+            # A full disk must not kill a run over a log line (the checkpoints say for
+            # themselves when they cannot be written): stop logging, keep the file whole.
+            self._give_up(exc, good_size, len(line))
+
+    def _give_up(self, exc: OSError, good_size: int, needed: int) -> None:
+        file, self._file = self._file, None
+        with contextlib.suppress(OSError):
+            file.close()
+        try:
+            with open(self.path, "r+b") as f:
+                f.truncate(good_size)  # no half-written last line
+        except OSError:
+            pass
+        failure = describe_write_failure(self.path, exc, needed)
+        warn_at_user(
+            f"{failure}; the metrics log stops here (its lines so far are intact) and "
+            "training goes on",
+            MetricsLogWarning,
+        )
 
     def on_step_end(self, report: StepReport) -> None:
         if report.logged is not None:
@@ -36,9 +66,12 @@ class MetricsLog(Observer):
         self._write({"kind": "epoch", **record})
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        file, self._file = self._file, None
+        if file is not None:
+            try:
+                file.close()
+            except OSError as exc:
+                warn_at_user(describe_write_failure(self.path, exc, 0), MetricsLogWarning)
 
     def on_fit_end(self, result: Any) -> None:
         self.close()
