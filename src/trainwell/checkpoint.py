@@ -44,6 +44,7 @@ import torch
 from torch import nn
 
 from trainwell.errors import CheckpointError, ShapeError, WriteFailedError
+from trainwell.monitor import Monitor
 from trainwell.state import Stateful
 from trainwell.userframe import warn_at_user
 
@@ -746,7 +747,7 @@ class Checkpointer:
     # ---- cadence ------------------------------------------------------------
 
     def due_after_step(self, step: int) -> bool:
-        return bool(self.every_steps) and step % self.every_steps == 0
+        return bool(self.every_steps) and step > 0 and step % self.every_steps == 0
 
     def due_after_epoch(self, epoch: int, last: bool) -> bool:
         return last or (bool(self.every_epochs) and epoch % self.every_epochs == 0)
@@ -897,8 +898,8 @@ class Checkpointer:
             if isinstance(value, int | float) and math.isfinite(value):
                 scored.append((float(value), path))
         # Best first; among equal values the oldest, as BestTracker counts a tie as no better.
-        sign = -1.0 if self.mode == "max" else 1.0
-        scored.sort(key=lambda item: (sign * item[0], item[1].name))
+        monitor = Monitor(self.monitor, self.mode)
+        scored.sort(key=lambda item: (monitor.rank_key(item[0]), item[1].name))
         return scored
 
     def _apply_retention(self) -> None:

@@ -328,6 +328,7 @@ def _train(config: Any, build: Any, recipe_name: str) -> int:
         config=config,
         metrics=job.metrics,
         step_fn=job.step_fn,
+        train_step=job.train_step,
     )
     if result.preempted == "SIGINT":
         return EXIT_INTERRUPTED  # interrupted, but saved: the conventional code for Ctrl-C

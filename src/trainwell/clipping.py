@@ -10,6 +10,8 @@ from collections.abc import Iterable
 
 import torch
 
+from trainwell.guards import patch
+
 
 def param_norms(grads: list[torch.Tensor], norm_type: float = 2.0) -> torch.Tensor:
     """Each gradient's norm, stacked into one device tensor (one foreach kernel where possible)."""
@@ -43,7 +45,9 @@ class Clipping:
         self.last_norms: tuple[list[torch.Tensor], torch.Tensor] | None = None
 
     def __call__(self, parameters: Iterable[torch.Tensor]) -> torch.Tensor:
-        params = [p for p in parameters if p.grad is not None]
+        params = list(parameters)
+        patch.clip_called("Clipping", params)  # the runtime guards see it as clip_grad_norm_
+        params = [p for p in params if p.grad is not None]
         if not params:
             self.last_norms = None
             return torch.zeros(())
@@ -51,8 +55,10 @@ class Clipping:
         norms = param_norms(grads)  # before any clipping: what logging and guards must see
         total = torch.linalg.vector_norm(norms, 2.0)
         self.last_norms = (params, norms)
+        patch.publish_clip_norms(params, norms)
         if self.max_value is not None:
-            torch.nn.utils.clip_grad_value_(params, self.max_value)
+            with patch.inside_part():  # already told the guards, as Clipping
+                torch.nn.utils.clip_grad_value_(params, self.max_value)
             if self.max_norm is not None:  # re-measure: value clipping changed the gradients
                 total_after = torch.linalg.vector_norm(param_norms(grads), 2.0)
                 self._scale(grads, total_after)

@@ -13,6 +13,7 @@ import dataclasses
 import math
 import sys
 import time
+import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,17 +32,16 @@ from trainwell.batch import (
     check_elementwise_shapes,
     compute_loss,
     logits_of,
-    loss_of,
     split_batch,
 )
 from trainwell.checkpoint import Checkpointer, find_checkpoint, load_checkpoint, restore
 from trainwell.clipping import Clipping
 from trainwell.config import Config, build_config, save_config
 from trainwell.data import make_loader, start_epoch
-from trainwell.device import choose_device, move_to
+from trainwell.device import choose_device
 from trainwell.errors import ConfigError, DataError
 from trainwell.evaluation import Metrics, evaluate, evaluate_loader, model_device, predict
-from trainwell.guards import for_fit
+from trainwell.guards.fit import for_fit_step
 from trainwell.metric import resolve_metrics
 from trainwell.observe import (
     FitInfo,
@@ -54,8 +54,10 @@ from trainwell.observe import (
 from trainwell.optim import build_optimizer
 from trainwell.precision import Precision
 from trainwell.preemption import Preemption
-from trainwell.schedule import LRSchedule, TorchSchedule, build_schedule, infer_interval
+from trainwell.schedule import Schedule, TorchSchedule, build_schedule, infer_interval
 from trainwell.state import Counters, RNGState, seed_everything
+from trainwell.step import Optimizers, StepResult, TrainStep
+from trainwell.strategy import SingleDevice
 from trainwell.tracking import BestTracker, BestWeights, EarlyStopping
 from trainwell.userframe import warn_at_user
 
@@ -114,7 +116,7 @@ class FitResult:
                 max((s.blocked_s for s in self.saves), default=0.0), 4
             ),
             "checkpoint_write_s_max": round(max((s.write_s for s in self.saves), default=0.0), 4),
-            "guard_findings": [f"{f.code}: {f.message}" for f in self.findings],
+            "guard_findings": [f.as_dict() for f in self.findings],
         }
 
     def describe(self) -> str:
@@ -191,6 +193,7 @@ def fit(
     optimizer: torch.optim.Optimizer | None = None,
     schedule: Any = None,
     step_fn: StepFn | None = None,
+    train_step: TrainStep | None = None,
     observers: Iterable[Observer] = (),
     device: str | torch.device | None = None,
 ) -> FitResult:
@@ -205,14 +208,20 @@ def fit(
     object, stepped on the interval it is certain to mean (OneCycleLR/CyclicLR per step,
     ReduceLROnPlateau per evaluation, a horizon equal to the run's steps or epochs); any
     other is refused until wrapped as ``TorchSchedule(scheduler, interval=...)``.
+    ``train_step``: a `TrainStep` (or subclass: several optimizers, a GAN) that replaces the
+    default step; it brings its own optimizers, schedules and clipping, and ``loss``,
+    ``optimizer``, ``schedule`` and ``step_fn`` are then not used for training.
     """
     cfg = config if isinstance(config, Config) else build_config(config)
     seed_everything(cfg.run.seed, cfg.run.deterministic)
     device = choose_device(device or cfg.run.device)
-    model.to(device)  # before the optimizer exists: it must hold the moved parameters
+    strategy = SingleDevice(device)
+    strategy.prepare(model)  # before the optimizer exists: it must hold the moved parameters
     precision = Precision(cfg.train.precision, device)
+    if train_step is not None:
+        train_step.bind(precision, strategy)
+        precision, strategy = train_step.precision, train_step.strategy
     loss_fn = loss or nn.CrossEntropyLoss()
-    train_step = step_fn or SupervisedStep(loss_fn, bookkeeping_keys(cfg.train.weight_by))
     train_loader = _loader(train_data, cfg, device, train=True)
     validate = _validator(model, val_data, cfg, device, precision, loss_fn, step_fn, metrics)
     accumulation = Accumulation(cfg.train.accumulate_steps, cfg.train.weight_by)
@@ -221,35 +230,44 @@ def fit(
     max_epochs = cfg.train.max_epochs
     # Whichever limit comes first is the run's length, and so the schedule's.
     max_steps = min(cfg.train.max_steps or math.inf, max_epochs * steps_per_epoch)
-    optimizer = optimizer or build_optimizer(model, cfg.optim)
-    schedule = _as_schedule(schedule, optimizer, cfg, steps_per_epoch, max_steps)
-    clipping = Clipping(cfg.train.clip_norm, cfg.train.clip_value)
-    trainable = [p for p in model.parameters() if p.requires_grad]
+    if train_step is None:
+        optimizer = optimizer or build_optimizer(model, cfg.optim)
+        train_step = TrainStep(
+            model,
+            Optimizers.single(
+                optimizer,
+                _as_schedule(schedule, optimizer, cfg, steps_per_epoch, max_steps),
+                Clipping(cfg.train.clip_norm, cfg.train.clip_value),
+                parameters=[p for p in model.parameters() if p.requires_grad],
+            ),
+            loss_step=step_fn or SupervisedStep(loss_fn, bookkeeping_keys(cfg.train.weight_by)),
+            precision=precision,
+            strategy=strategy,
+        )
+    optimizers = train_step.optimizers
     best = BestTracker(cfg.monitor.metric, cfg.monitor.mode)
     early_stopping = EarlyStopping(cfg.monitor.metric, cfg.monitor.mode, **vars_of(cfg.early_stop))
     counters, history, meter = Counters(), History(), _Meter(device)
     checkpointer = _checkpointer(cfg)
     best_weights = BestWeights(model, checkpointer, enabled=cfg.monitor.restore_best)
-    guards = for_fit(
+    guards = for_fit_step(
         model,
-        optimizer,
+        optimizers,
         loss_fn=loss_fn,
-        schedule=schedule,
         precision=precision,
         accumulate_steps=cfg.train.accumulate_steps,
         config=cfg.guards,
-        clipping=clipping,
     )
     observers = [*_default_observers(cfg), guards, *observers]
+    guards.report_to(observers)  # findings reach the metrics log (and yours) as they happen
     # Signals become a flag; saves in flight finish; observers (guards' hooks, log files,
     # progress bars) are closed, even when training fails.
     with Preemption() as preemption, checkpointer, _closing_all(observers):
         # Everything that must survive a restart, under the names it is saved with.
         state = {
             "model": model,
-            "optimizer": optimizer,
+            **train_step.state_parts(),  # optimizers and schedules, by name
             "precision": precision,
-            "schedule": schedule,
             "counters": counters,
             "rng": RNGState(),
             "best": best,
@@ -275,29 +293,20 @@ def fit(
             )  # O(1) resume
             whole = True  # the epoch ran to the end of its batches
             for window in accumulation.windows(meter.timed(batches)):
-                optimizer.zero_grad(set_to_none=True)  # gradients add up across backward() calls
-                window_loss = torch.zeros((), device=device)
-                for micro in window:
-                    with precision.autocast():  # forward and loss in low precision, not backward
-                        loss_value = loss_of(train_step(model, micro.batch))
-                    weighted = micro.weigh(loss_value)  # x 1/n, or x count/total, in the window
-                    precision.backward(weighted)
-                    window_loss += weighted.detach()  # detached: keeps no graph alive
-                precision.unscale_(optimizer)  # clip the true gradients, not fp16-scaled ones
-                grad_norm = clipping(trainable)
-                lr = _lr(optimizer)  # the LR this update uses (the schedule moves it next)
-                stepped = precision.step(optimizer)  # False when GradScaler skipped inf/NaN
-                if stepped:
-                    counters.step += 1
-                    schedule.after_step(counters.step)  # advances only on real steps
+                # zero_grad → forward under autocast → weighted backward → unscale → clip →
+                # step → schedule on real steps: one part, `TrainStep` (step.py)
+                result = train_step(window, counters.step)
+                stepped = result.stepped  # False when GradScaler skipped inf/NaN
+                counters.advance(window, stepped)
 
                 # ── report: facts stay on the device; host sync every log_every steps ──
-                report = meter.report(window, window_loss, grad_norm, counters, lr, precision)
+                report = meter.report(window, result, counters, precision)
                 if stepped and counters.step % cfg.run.log_every == 0:
-                    report.logged = meter.read_interval(grad_norm, report.lr)
+                    report.logged = meter.read_interval(result.grad_norm, report.lr)
                 _emit(observers, "on_step_end", report)
                 stop_reason = _interruption(preemption, observers)  # a signal, or a guard asking
-                if checkpointer.due_after_step(counters.step) or stop_reason:
+                # a step GradScaler skipped is not saved again under the same step number
+                if (stepped and checkpointer.due_after_step(counters.step)) or stop_reason:
                     checkpointer.save(state, counters, **manifest)
                 if stop_reason or counters.step >= max_steps:
                     whole = counters.batch_in_epoch >= batches_per_epoch  # max_steps mid-epoch?
@@ -309,15 +318,15 @@ def fit(
             if whole:
                 counters.epoch, counters.batch_in_epoch = counters.epoch + 1, 0
             epoch = counters.epoch if whole else counters.epoch + 1  # 1-based, as users count
-            record = {"epoch": epoch, "step": counters.step, "train_loss": meter.epoch_loss()}
+            record = {"epoch": epoch, "step": counters.step, **meter.epoch_values()}
             if not whole:
                 record["partial"] = True  # resuming continues this epoch where it stopped
             last = counters.epoch >= max_epochs or counters.step >= max_steps
             evaluated = validate is not None and (epoch % cfg.train.eval_every == 0 or last)
             if evaluated:
                 record.update(validate())
-                _emit(observers, "on_eval_end", record, step=counters.step, epoch=epoch)
-                schedule.after_eval(record)  # only a plateau schedule reads the metric
+                _emit(observers, "on_eval_end", _frozen(record), step=counters.step, epoch=epoch)
+                optimizers.after_eval(record)  # only a plateau schedule reads the metric
             record["best"] = False
             if evaluated or cfg.monitor.metric in record:  # raises if the metric is missing
                 record["best"] = best.update(record, step=counters.step, epoch=epoch)
@@ -326,10 +335,10 @@ def fit(
                 if early_stopping.update(record, step=counters.step, epoch=epoch):
                     stop_reason = f"stopped early: {early_stopping.reason}"
             if whole:
-                schedule.after_epoch(counters.epoch)
+                optimizers.after_epoch(counters.epoch)
             record.update(lr=meter.last_lr, time_s=round(meter.elapsed(), 3))
             history.records.append(record)
-            _emit(observers, "on_epoch_end", record)
+            _emit(observers, "on_epoch_end", _frozen(record))
             stop_reason = stop_reason or _interruption(preemption, observers)
 
             # ── checkpoint (on its cadence, at a new best, and always at the end) ──
@@ -355,12 +364,14 @@ class _Meter:
     """One epoch's bookkeeping: data-wait time, loss sums on the device, throughput.
 
     Nothing here syncs with the host except `read_interval` (every ``log_every`` steps) and
-    `epoch_loss` (once per epoch).
+    `epoch_values` (once per epoch). A step's extra losses (``StepResult.logs``, e.g. a
+    GAN's ``d_loss``/``g_loss``) are summed and logged beside the loss.
     """
 
     def __init__(self, device: torch.device) -> None:
         self.device = device
         self.interval_loss = torch.zeros((), device=device)
+        self.interval_logs: dict[str, torch.Tensor] = {}
         self.interval_windows = self.interval_samples = 0
         # Log intervals span epoch boundaries: their clock and data-wait total never reset.
         self.interval_started = time.perf_counter()
@@ -371,12 +382,15 @@ class _Meter:
     def start_epoch(self) -> None:
         self.started = time.perf_counter()
         self.loss_sum = torch.zeros((), device=self.device)
+        self.log_sums: dict[str, torch.Tensor] = {}
         self.windows = 0
 
     def state_dict(self) -> dict[str, Any]:
         """The partial sums of an epoch cut short, so a resumed run logs the same losses."""
         return {
             "loss_sum": self.loss_sum,
+            "log_sums": self.log_sums,
+            "interval_logs": getattr(self, "interval_logs", {}),
             "windows": self.windows,
             "interval_loss": self.interval_loss,
             "interval_windows": self.interval_windows,
@@ -385,6 +399,10 @@ class _Meter:
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.loss_sum = state["loss_sum"].to(self.device)
+        self.log_sums = {k: v.to(self.device) for k, v in state.get("log_sums", {}).items()}
+        self.interval_logs = {
+            k: v.to(self.device) for k, v in state.get("interval_logs", {}).items()
+        }
         self.interval_loss = state["interval_loss"].to(self.device)
         self.windows = state["windows"]
         self.interval_windows = state["interval_windows"]
@@ -392,7 +410,8 @@ class _Meter:
         self.interval_samples, self.interval_started = 0, time.perf_counter()
 
     def timed(self, loader: Iterable[Any]) -> Iterator[Any]:
-        """Batches of ``loader`` moved to the device, timing how long each took to arrive."""
+        """Batches of ``loader``, timing how long each took to arrive (the step moves each to
+        the device right before its forward: a window is never buffered there)."""
         iterator = iter(loader)
         while True:
             begin = time.perf_counter()
@@ -400,26 +419,22 @@ class _Meter:
                 batch = next(iterator)
             except StopIteration:
                 return
-            batch = move_to(batch, self.device, non_blocking=True)
             self.last_wait_s = time.perf_counter() - begin
             self.wait_s += self.last_wait_s
             yield batch
 
     def report(
-        self,
-        window: list[Any],
-        loss: torch.Tensor,
-        grad_norm: torch.Tensor,
-        counters: Counters,
-        lr: float,
-        precision: Precision,
+        self, window: list[Any], result: StepResult, counters: Counters, precision: Precision
     ) -> StepReport:
+        """Add one step's facts to the sums (on the device) and describe it to observers."""
         samples = sum(batch_size_of(m.batch) for m in window)
-        counters.micro_step += len(window)
-        counters.batch_in_epoch += len(window)
-        counters.samples += samples
+        loss, grad_norm, lr = result.loss, result.grad_norm, result.lr
         self.loss_sum += loss
         self.interval_loss += loss
+        for name, value in result.logs.items():
+            value = value.detach().float()
+            self.log_sums[name] = self.log_sums.get(name, 0) + value
+            self.interval_logs[name] = self.interval_logs.get(name, 0) + value
         self.windows += 1
         self.interval_windows += 1
         self.interval_samples += samples
@@ -441,24 +456,32 @@ class _Meter:
         """Floats since the last log: the loop's one host sync per ``log_every`` steps."""
         now = time.perf_counter()
         elapsed = max(now - self.interval_started, 1e-9)
+        windows = self.interval_windows
+        extra = [v / windows for v in self.interval_logs.values()]
         values = torch.stack(
-            [self.interval_loss / self.interval_windows, grad_norm.float().to(self.device)]
+            [self.interval_loss / windows, grad_norm.float().to(self.device), *extra]
         )
-        loss, norm = values.tolist()
+        loss, norm, *extra_values = values.tolist()
         logged = {
             "loss": loss,
+            **dict(zip(self.interval_logs, extra_values, strict=True)),
             "grad_norm": norm,
             "lr": lr,
             "samples_per_s": self.interval_samples / elapsed,
             "data_wait": (self.wait_s - self.interval_wait_s) / elapsed,
         }
         self.interval_loss = torch.zeros((), device=self.device)
+        self.interval_logs = {}
         self.interval_windows = self.interval_samples = 0
         self.interval_started, self.interval_wait_s = now, self.wait_s
         return logged
 
-    def epoch_loss(self) -> float:
-        return (self.loss_sum / max(self.windows, 1)).item()
+    def epoch_values(self) -> dict[str, float]:
+        """``train_loss`` (and ``train_<name>`` of each step log) of the epoch: one host read."""
+        sums = {"loss": self.loss_sum, **self.log_sums}
+        windows = max(self.windows, 1)
+        means = torch.stack([v / windows for v in sums.values()]).tolist()
+        return {f"train_{name}": value for name, value in zip(sums, means, strict=True)}
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
@@ -673,8 +696,6 @@ def _as_schedule(
             monitor=cfg.monitor.metric,
             mode=cfg.monitor.mode,
         )
-    if isinstance(schedule, LRSchedule | TorchSchedule):
-        return schedule
     if isinstance(
         schedule, torch.optim.lr_scheduler.LRScheduler | torch.optim.lr_scheduler.ReduceLROnPlateau
     ):
@@ -683,9 +704,12 @@ def _as_schedule(
             schedule, steps_per_epoch=steps_per_epoch, total_steps=total_steps, epochs=epochs
         )
         return TorchSchedule(schedule, interval=interval, monitor=cfg.monitor.metric)
+    if isinstance(schedule, Schedule):  # trainwell's, or your own class with the same moments
+        return schedule
     raise ConfigError(
-        f"schedule must be a trainwell LRSchedule/TorchSchedule or a torch.optim.lr_scheduler object, "
-        f"got {type(schedule).__name__}"
+        f"schedule must be a trainwell LRSchedule/TorchSchedule, a torch.optim.lr_scheduler "
+        f"object, or an object with the trainwell.schedule.Schedule methods (after_step, "
+        f"after_epoch, after_eval, lr, state_dict, load_state_dict); got {type(schedule).__name__}"
     )
 
 
@@ -761,5 +785,6 @@ def _emit(observers: Iterable[Observer], moment: str, *args: Any, **kwargs: Any)
         getattr(observer, moment)(*args, **kwargs)
 
 
-def _lr(optimizer: torch.optim.Optimizer) -> float:
-    return optimizer.param_groups[-1]["lr"]
+def _frozen(record: dict[str, Any]) -> Mapping[str, Any]:
+    """A read-only snapshot for observers: they watch the run's records, never steer it."""
+    return types.MappingProxyType(dict(record))

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import torch
 
 from trainwell.config import ScheduleConfig
 from trainwell.errors import ConfigError
+from trainwell.monitor import Monitor
 
 Factor = Callable[[int], float]
 
@@ -128,7 +129,7 @@ class LRSchedule:
         self.after_step(0)
 
     def after_step(self, step: int) -> None:
-        self.step = step
+        self.steps_done = step
         scale = self.factor(step)
         for group in self.optimizer.param_groups:
             group["lr"] = group["base_lr"] * scale
@@ -180,28 +181,20 @@ class PlateauSchedule(LRSchedule):
                 f"{sorted(metrics)}; set monitor.metric to one of them"
             )
         value = float(metrics[self.monitor])
-        if not math.isnan(value) and (
-            self.best is None or _improved(value, self.best, self.mode, self.threshold)
-        ):
+        if Monitor(self.monitor, self.mode).improved(value, self.best, rel=self.threshold):
             self.best, self.num_bad = value, 0
             return
         self.num_bad += 1
         if self.num_bad > self.patience - 1:
             self.scale *= self.reduce_by
             self.num_bad = 0
-            self.after_step(self.step)  # the reduced LR, still under warmup if warmup is on
+            self.after_step(self.steps_done)  # the reduced LR, still under warmup if warmup is on
 
     def state_dict(self) -> dict[str, Any]:
         return {"scale": self.scale, "best": self.best, "num_bad": self.num_bad}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.scale, self.best, self.num_bad = state["scale"], state["best"], state["num_bad"]
-
-
-def _improved(value: float, best: float, mode: str, rel_threshold: float) -> bool:
-    if mode == "min":
-        return value < best - abs(best) * rel_threshold
-    return value > best + abs(best) * rel_threshold
 
 
 class TorchSchedule:
@@ -253,7 +246,29 @@ class TorchSchedule:
         self.scheduler.load_state_dict(state)
 
 
-Schedule = LRSchedule | TorchSchedule
+@runtime_checkable
+class Schedule(Protocol):
+    """What the loop calls on a schedule, each at its moment; `LRSchedule`, `PlateauSchedule`
+    and `TorchSchedule` implement it, and so can your own class.
+
+    ``after_step(step)`` after each optimizer update that happened (``step`` = updates done),
+    ``after_epoch(epoch)`` after each epoch, ``after_eval(metrics)`` after each evaluation; a
+    schedule reacts to the moments its interval needs and ignores the others.
+    """
+
+    def after_step(self, step: int) -> None: ...
+
+    def after_epoch(self, epoch: int) -> None: ...
+
+    def after_eval(self, metrics: Mapping[str, float]) -> None: ...
+
+    @property
+    def lr(self) -> float: ...
+
+    def state_dict(self) -> dict[str, Any]: ...
+
+    def load_state_dict(self, state: dict[str, Any]) -> None: ...
+
 
 _PER_STEP = (torch.optim.lr_scheduler.OneCycleLR, torch.optim.lr_scheduler.CyclicLR)
 

@@ -52,6 +52,16 @@ class Counters:
     batch_in_epoch: int = 0
     samples: int = 0
 
+    def advance(self, window: list[Any], stepped: bool) -> None:
+        """One accumulation window done: its micro-batches and samples, and the optimizer step
+        if it happened (a step GradScaler skipped is not counted)."""
+        from trainwell.batch import batch_size_of
+
+        self.step += int(stepped)
+        self.micro_step += len(window)
+        self.batch_in_epoch += len(window)
+        self.samples += sum(batch_size_of(m.batch) for m in window)
+
     def state_dict(self) -> dict[str, Any]:
         return asdict(self)
 

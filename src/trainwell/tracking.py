@@ -2,42 +2,28 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
-from trainwell.errors import ConfigError
+from trainwell.monitor import Monitor
 
 
 def _check_metric(metrics: Mapping[str, float], monitor: str) -> float:
-    if monitor not in metrics:
-        available = sorted(k for k in metrics if k.endswith("loss") or k.startswith("val_"))
-        raise ConfigError(
-            f"monitor.metric={monitor!r} is not among the metrics {available}; "
-            "set monitor.metric to one of them"
-        )
-    return float(metrics[monitor])
+    return Monitor(monitor).value_of(metrics)
 
 
 class BestTracker:
     """Remembers the best value of one metric and when it happened."""
 
     def __init__(self, monitor: str = "val_loss", mode: str = "min") -> None:
-        if mode not in ("min", "max"):
-            raise ConfigError(f"monitor.mode={mode!r} must be 'min' or 'max'")
+        self.spec = Monitor(monitor, mode)  # the one definition of "better"
         self.monitor, self.mode = monitor, mode
         self.best: float | None = None
         self.best_step: int | None = None
         self.best_epoch: int | None = None
 
     def is_better(self, value: float, min_delta: float = 0.0) -> bool:
-        if math.isnan(value):
-            return False
-        if self.best is None:
-            return True
-        if self.mode == "min":
-            return value < self.best - min_delta
-        return value > self.best + min_delta
+        return self.spec.improved(value, self.best, min_delta=min_delta)
 
     def update(
         self, metrics: Mapping[str, float], *, step: int, epoch: int, min_delta: float = 0.0

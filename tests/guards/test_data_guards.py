@@ -107,3 +107,19 @@ def test_vanishing_gradients_are_found():
 
 def test_steady_gradients_are_silent():
     assert _grad_run(1.0).findings == []
+
+
+def test_identical_batches_are_found_under_r_drop_and_accumulation():
+    """Two forwards of one batch (R-Drop) are one batch; the replicated workers still show."""
+    model = Net(dropout=True)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    crit = nn.CrossEntropyLoss()
+    loader = DataLoader(Unsharded(), batch_size=16, num_workers=2)
+    with warns("duplicate-batches"), watch(model, opt, every=2, accumulate_steps=2) as guards:
+        for i, (x, y) in enumerate(loader):
+            out1, out2 = model(x), model(x)
+            ((crit(out1, y) + crit(out2, y)) / 4).backward()
+            if i % 2 == 1:
+                opt.step()
+                opt.zero_grad()
+    assert codes(guards) == ["duplicate-batches"]

@@ -6,6 +6,7 @@ fit(), and drive it from a small loop that calls the parts in fit()'s order.
 
 import dataclasses
 import io
+import json
 
 import pytest
 import torch
@@ -102,6 +103,27 @@ def test_fit_reports_a_planted_bug_and_a_mis_declared_scheduler():
         )
     assert codes(result) == ["scheduler-per-epoch", "softmax-into-cross-entropy"]
     assert "TorchSchedule(scheduler, interval='step')" in result.findings[0].fix
+
+
+def test_fit_writes_findings_as_data_to_summary_and_metrics_log(tmp_path):
+    class SoftmaxNet(Net):
+        def forward(self, x):
+            return super().forward(x).softmax(1)  # planted: softmax before CrossEntropyLoss
+
+    x, y = torch.randn(64, 4), torch.randint(0, 3, (64,))
+    config = {"run": {"quiet": True, "dir": str(tmp_path)}, "train": {"max_epochs": 2}}
+    with warns("softmax-into-cross-entropy"):
+        tw.fit(SoftmaxNet(), (x, y), loss=nn.CrossEntropyLoss(), config=config)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    (finding,) = summary["guard_findings"]
+    assert finding["code"] == "softmax-into-cross-entropy" and finding["step"] == 0
+    assert finding["source"].split(":")[0].endswith("test_fit.py")
+    assert finding["where"] and finding["why"] and finding["fix"] and finding["switch"]
+    records = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    kinds = [r["kind"] for r in records]
+    logged = records[kinds.index("finding")]  # logged when found: before any epoch record
+    assert kinds.index("finding") < kinds.index("epoch")
+    assert {k: logged[k] for k in finding} == finding
 
 
 class _Poison(Net):

@@ -205,3 +205,63 @@ def test_fit_with_a_torch_scheduler_and_a_run_dir_saves_and_resumes(tmp_path):
 
 def _optimizer():
     return torch.optim.SGD(Net().parameters(), lr=0.1)
+
+
+def _hook_dicts(module):
+    """Every hook registry of a module tree and its parameters, non-empty ones only."""
+    found = []
+    for name, sub in module.named_modules():
+        for attr, value in vars(sub).items():
+            if attr.endswith("_hooks") and value:
+                found.append(f"{name or 'model'}.{attr}")
+    for name, p in module.named_parameters():
+        if getattr(p, "_post_accumulate_grad_hooks", None) or p._backward_hooks:
+            found.append(name)
+    return found
+
+
+def test_nothing_is_left_behind_after_a_watched_loop_or_fit():
+    """After watch() exits and after fit() returns: no hook, attribute or wrapper remains; the
+    model, optimizer and scheduler pickle and deep-copy as if never watched."""
+    import pickle
+
+    import trainwell as tw
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 3))
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 2)
+    crit = nn.CrossEntropyLoss()
+    x0, y0 = batches(1, seed=3)[0]  # one plain step first: torch's own lazy attributes
+    crit(model(x0), y0).backward()
+    opt.step()
+    opt.zero_grad()
+    before = {id(o): set(vars(o)) for o in (model, opt, sched, crit)}
+    class_dicts = {cls: set(vars(cls)) for cls in (type(sched), type(opt), type(crit))}
+    with watch(model, opt, loss_fn=crit, scheduler=sched, steps_per_epoch=4):
+        for _ in range(3):
+            for x, y in batches(4):
+                opt.zero_grad()
+                crit(model(x), y).backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                opt.step()
+            sched.step()
+    x, y = torch.randn(64, 4), torch.randint(0, 3, (64,))
+    tw.fit(
+        model,
+        (x, y),
+        loss=crit,
+        optimizer=opt,
+        schedule=tw.TorchSchedule(sched),
+        config={"run": {"quiet": True}, "train": {"max_epochs": 2}},
+    )
+    for obj in (model, opt, sched, crit):
+        assert set(vars(obj)) == before[id(obj)], type(obj).__name__
+    for cls, names in class_dicts.items():
+        assert set(vars(cls)) == names, cls.__name__
+    assert _hook_dicts(model) == [] and _hook_dicts(crit) == []
+    assert not opt._optimizer_step_pre_hooks and not opt._optimizer_step_post_hooks
+    copy.deepcopy((model, opt, sched))
+    model2, opt2, sched2 = pickle.loads(pickle.dumps((model, opt, sched)))
+    assert _hook_dicts(model2) == [] and sched2.optimizer is opt2
+    assert b"trainwell" not in pickle.dumps((model, opt, sched))  # nothing of ours inside

@@ -8,6 +8,7 @@ from torch.optim import lr_scheduler as S
 
 from trainwell.guards import watch
 from trainwell.guards.scheduler import interval_of
+from trainwell.schedule import LRSchedule, PlateauSchedule, TorchSchedule, warmup_cosine
 
 
 def _train(epochs, per_batch_scheduler, scheduler_first=False, steps=10, **kw):
@@ -129,3 +130,102 @@ def test_interval_classification():
     assert interval_of(S.LinearLR(opt, total_iters=5), 1000) is None  # a short warmup: either
     assert interval_of(S.CosineAnnealingLR(opt, T_max=20), 1000, steps_per_epoch=30) == "epoch"
     assert interval_of(S.CosineAnnealingLR(opt, T_max=460), 1000, steps_per_epoch=23) is None
+
+
+def _hand_loop(make, epochs=3, steps=12, *, per_step=True, **kw):
+    """A hand loop driving a trainwell schedule ``make(optimizer)`` through its moments."""
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    schedule = make(opt)
+    crit = nn.CrossEntropyLoss()
+    step = 0
+    with watch(model, opt, scheduler=schedule, **kw) as guards:
+        for epoch in range(epochs):
+            for x, y in batches(steps):
+                opt.zero_grad()
+                crit(model(x), y).backward()
+                opt.step()
+                step += 1
+                if per_step:
+                    schedule.after_step(step)
+            if not per_step:
+                schedule.after_step(step)  # planted where it matters: once per epoch
+            schedule.after_epoch(epoch)
+            schedule.after_eval({"val_loss": 1.0 / (epoch + 1)})
+    return guards
+
+
+@pytest.mark.parametrize(
+    "make,interval,code",
+    [
+        (lambda o: S.StepLR(o, step_size=5), "step", "scheduler-per-batch"),
+        (lambda o: S.OneCycleLR(o, max_lr=0.1, total_steps=36), "epoch", "scheduler-per-epoch"),
+    ],
+    ids=["StepLR-declared-step", "OneCycleLR-declared-epoch"],
+)
+def test_a_torch_schedule_declared_with_the_wrong_interval_is_found(make, interval, code):
+    with warns(code):
+        guards = _hand_loop(lambda o: TorchSchedule(make(o), interval=interval))
+    assert codes(guards) == [code]
+    finding = guards.findings[0]
+    assert finding.where in ("StepLR", "OneCycleLR")  # named as for the bare scheduler
+    assert f"interval={'epoch' if interval == 'step' else 'step'!r}" in finding.fix
+
+
+def test_a_torch_schedule_declared_wrong_is_found_at_start_when_steps_per_epoch_are_known():
+    def make(o):
+        return TorchSchedule(S.CosineAnnealingLR(o, T_max=3), interval="step")
+
+    with warns("scheduler-per-batch"):
+        guards = _hand_loop(make, epochs=1, steps=2, steps_per_epoch=12)
+    assert codes(guards) == ["scheduler-per-batch"] and guards.findings[0].step == 0
+
+
+@pytest.mark.parametrize(
+    "make,interval",
+    [
+        (lambda o: S.StepLR(o, step_size=2), "epoch"),
+        (lambda o: S.OneCycleLR(o, max_lr=0.1, total_steps=36), "step"),
+        (lambda o: S.LambdaLR(o, lambda s: min(1.0, (s + 1) / 20)), "step"),
+        (lambda o: S.ReduceLROnPlateau(o), "epoch"),
+    ],
+    ids=["StepLR", "OneCycleLR", "LambdaLR-warmup", "ReduceLROnPlateau"],
+)
+def test_a_torch_schedule_declared_right_is_silent(make, interval):
+    guards = _hand_loop(lambda o: TorchSchedule(make(o), interval=interval), steps_per_epoch=12)
+    assert guards.findings == []
+
+
+def _warmup_cosine(o):
+    return LRSchedule(o, lambda s: warmup_cosine(s, total_steps=36, warmup_steps=6))
+
+
+def test_an_lr_schedule_applied_once_per_epoch_is_found():
+    with warns("scheduler-per-epoch"):
+        guards = _hand_loop(_warmup_cosine, per_step=False)
+    assert codes(guards) == ["scheduler-per-epoch"]
+    assert guards.findings[0].where == "LRSchedule"
+    assert "after_step(step) after every optimizer.step()" in guards.findings[0].fix
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        _warmup_cosine,
+        lambda o: PlateauSchedule(o, patience=1, warmup_steps=6),  # re-applied after an eval
+        lambda o: LRSchedule(o, lambda s: 1.0),
+    ],
+    ids=["warmup-cosine", "plateau-with-warmup", "constant"],
+)
+def test_an_lr_schedule_applied_after_every_step_is_silent(make):
+    assert _hand_loop(make).findings == []
+
+
+def test_a_constant_lr_schedule_applied_once_per_epoch_is_silent():
+    assert _hand_loop(lambda o: LRSchedule(o, lambda s: 1.0), per_step=False).findings == []
+
+
+def test_a_lambda_decaying_per_epoch_to_nothing_counts_epochs_not_steps():
+    opt = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)
+    assert interval_of(S.LambdaLR(opt, lambda e: 0.98**e), 1000) is None  # spent long before
+    assert _per_epoch(lambda o: S.LambdaLR(o, lambda e: 0.98**e)).findings == []

@@ -62,12 +62,25 @@ def test_a_finding_warns_once_per_kind_and_place_with_the_user_line():
     assert "zero_grad" in finding.fix and "guards.zero_grad=false" in str(finding)
 
 
-def test_policy_error_raises_at_the_bug():
+@pytest.mark.parametrize("policy", ["raise", "error"])
+def test_policy_raise_raises_at_the_end_of_the_step_never_inside_backward(policy):
+    """The stale gradient is seen inside backward (an autograd hook): the error comes out of
+    that step's optimizer.step(), after the backward finished normally."""
     model = Net()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    with pytest.raises(GuardError) as info, watch(model, opt, on_finding="error"):
-        _stale_loop(model, opt)
+    calls = []
+    with pytest.raises(GuardError) as info, watch(model, opt, on_finding=policy):
+        for x, y in batches(4):  # zero_grad is never called
+            loss = F.cross_entropy(model(x), y)
+            calls.append("backward")
+            loss.backward()
+            calls.append("step")
+            opt.step()
+            calls.append("done")
     assert info.value.finding.code == "grad-not-zeroed"
+    # step 1 completes; step 2's backward completes; its optimizer.step() raises at its end
+    assert calls == ["backward", "step", "done", "backward", "step"]
+    assert info.value.finding.step == 1
 
 
 def test_a_switched_off_guard_stays_silent():

@@ -216,7 +216,7 @@ def test_checkpointer_removes_stale_temp_files(tmp_path):
 def test_checkpointer_cadence():
     ckpt_steps = tw.Checkpointer.__new__(tw.Checkpointer)
     ckpt_steps.every_steps, ckpt_steps.every_epochs = 5, 2
-    assert [s for s in range(1, 16) if ckpt_steps.due_after_step(s)] == [5, 10, 15]
+    assert [s for s in range(0, 16) if ckpt_steps.due_after_step(s)] == [5, 10, 15]  # not 0
     assert [e for e in range(1, 6) if ckpt_steps.due_after_epoch(e, last=False)] == [2, 4]
     assert ckpt_steps.due_after_epoch(5, last=True)
 

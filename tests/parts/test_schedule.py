@@ -353,3 +353,48 @@ def test_plateau_reduction_during_warmup_keeps_the_warmup():
     for value in [1.0, 1.0, 1.0]:  # two bad evaluations: reduce by half
         sched.after_eval({"val_loss": value})
     assert opt.param_groups[0]["lr"] == pytest.approx(LR * 0.2 * 0.5)
+
+
+def test_fit_takes_any_object_with_the_schedule_moments_and_names_them_otherwise():
+    import pytest
+    import torch
+    from torch import nn
+
+    import trainwell as tw
+    from trainwell.errors import ConfigError
+
+    class HalveEachEpoch:
+        def __init__(self, optimizer):
+            self.optimizer, self.epochs, self.steps = optimizer, 0, 0
+
+        def after_step(self, step):
+            self.steps = step
+
+        def after_epoch(self, epoch):
+            self.epochs = epoch
+            for group in self.optimizer.param_groups:
+                group["lr"] *= 0.5
+
+        def after_eval(self, metrics):
+            pass
+
+        @property
+        def lr(self):
+            return self.optimizer.param_groups[0]["lr"]
+
+        def state_dict(self):
+            return {}
+
+        def load_state_dict(self, state):
+            pass
+
+    model = nn.Linear(4, 3)
+    opt = torch.optim.SGD(model.parameters(), lr=0.8)
+    schedule = HalveEachEpoch(opt)
+    data = (torch.randn(32, 4), torch.randint(0, 3, (32,)))
+    config = {"run": {"quiet": True}, "train": {"max_epochs": 3}, "data": {"batch_size": 8}}
+    tw.fit(model, data, optimizer=opt, schedule=schedule, config=config)
+    assert (schedule.epochs, schedule.steps) == (3, 12)
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.1)
+    with pytest.raises(ConfigError, match="after_step, after_epoch, after_eval"):
+        tw.fit(model, data, optimizer=opt, schedule=object(), config=config)

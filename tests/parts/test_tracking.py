@@ -116,3 +116,24 @@ def test_early_stopping_state_round_trip():
     stopped = tw.EarlyStopping("val_loss", patience=2)
     stopped.load_state_dict(state)
     assert stopped.should_stop
+
+
+def test_one_monitor_defines_better_for_tracking_plateau_and_retention():
+    import math
+
+    import pytest
+
+    from trainwell.errors import ConfigError
+    from trainwell.monitor import Monitor
+
+    lower, higher = Monitor("val_loss", "min"), Monitor("val_acc", "max")
+    assert lower.improved(0.4, 0.5) and not lower.improved(0.5, 0.5)  # a tie is no better
+    assert higher.improved(0.9, 0.8) and not higher.improved(0.8, 0.9)
+    assert not lower.improved(math.nan, None) and lower.improved(math.inf, None)
+    assert not lower.improved(0.45, 0.5, min_delta=0.1) and lower.improved(0.3, 0.5, min_delta=0.1)
+    assert not lower.improved(0.99, 1.0, rel=0.05) and lower.improved(0.9, 1.0, rel=0.05)
+    assert sorted([0.3, 0.1, 0.2], key=higher.rank_key) == [0.3, 0.2, 0.1]
+    with pytest.raises(ConfigError, match="'min' or 'max'"):
+        Monitor("val_loss", "largest")
+    with pytest.raises(ConfigError, match="val_f1"):
+        lower.value_of({"val_f1": 0.5})

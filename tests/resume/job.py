@@ -80,6 +80,7 @@ def main() -> None:
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--kill-at-step", type=int, default=0)
     parser.add_argument("--kill-in-save", type=int, default=0)
+    parser.add_argument("--recipe", default=None, help="gan: two optimizers in one step")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.kill_in_save:
@@ -110,13 +111,25 @@ def main() -> None:
         }
     )
     torch.manual_seed(0)
-    model = nn.Sequential(
-        nn.Linear(8, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 3)
-    )
     observers = [Killer(args.kill_at_step)] if args.kill_at_step else []
-    result = tw.fit(model, NoisyBlobs(), NoisyBlobs(48), config=config, observers=observers)
+    if args.recipe == "gan":  # a TrainStep with two optimizers, the noise drawn each step
+        from trainwell.recipes import gan
+
+        values = {**config.to_dict(), "model": {"num_points": 256}}
+        config = tw.build_config(values, base=gan.CONFIG, model_type=gan.ModelConfig)
+        job = gan.build(config)
+        model = job.model
+        result = tw.fit(
+            model, job.train_data, config=config, train_step=job.train_step, observers=observers
+        )
+    else:
+        model = nn.Sequential(
+            nn.Linear(8, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 3)
+        )
+        result = tw.fit(model, NoisyBlobs(), NoisyBlobs(48), config=config, observers=observers)
     history = [{k: v for k, v in r.items() if k != "time_s"} for r in result.history]
-    optimizer_state = torch.load(result.last_checkpoint, weights_only=True)["state"]["optimizer"]
+    saved = torch.load(result.last_checkpoint, weights_only=True)["state"]
+    optimizer_state = {k: v for k, v in saved.items() if k.startswith("optimizer")}
     torch.save(
         {"model": model.state_dict(), "optimizer": optimizer_state, "history": history}, args.out
     )

@@ -50,6 +50,7 @@ CASES = {
     "fp32": [],
     "workers2-accumulate2": ["--workers", "2", "--accumulate", "2"],
     "fp16-scaler-accumulate2": ["--precision", "fp16", "--accumulate", "2"],
+    "gan-two-optimizers": ["--recipe", "gan"],
 }
 
 

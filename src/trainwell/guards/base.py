@@ -1,7 +1,10 @@
 """What every guard shares: the run's context (counters, parameters, cadence) and the `Guard` base.
 
 The watch turns PyTorch hooks into a handful of moments (forward, backward start, step pre/post,
-skipped step, host read, close) and calls only the moments a guard overrides.
+skipped step, host read, close) and calls only the moments a guard overrides. The per-step
+moments of a training window come only on *armed* steps (see `Guard.window`), unless the guard
+lists them in `Guard.every_step`; the host read folds every guard's device values into one
+transfer (`Context.read_later`).
 """
 
 from __future__ import annotations
@@ -12,8 +15,9 @@ from typing import Any
 import torch
 from torch import nn
 
+from trainwell.guards import patch
 from trainwell.guards.config import GuardsConfig
-from trainwell.guards.finding import Finding, GuardError, Reporter, user_source
+from trainwell.guards.finding import Finding, FrameInfo, GuardError, Reporter, frame_info
 
 # Layers whose behaviour depends on train/eval mode.
 MODE_SENSITIVE = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
@@ -66,39 +70,114 @@ class Context:
         self.sample = [updated[j] for j in _spread(len(updated), 8)]
         self.sensitive = [m for m in model.modules() if isinstance(m, MODE_SENSITIVE)]
         self.steps = 0  # optimizer steps seen
-        self.backwards = 0  # backward passes since the last step (or skipped step)
+        self.backwards = 0  # backward passes since the last step (or skipped step), when armed
+        self.forwards = 0  # training forwards since the last step (or skipped step)
         self.last_window_skipped = False  # the scaler skipped the last step
         self.due = True  # this step runs the sampled checks (every `config.every` steps)
+        # The window (the forwards, backwards and step with ``steps`` done) is armed: training
+        # forwards get a ForwardRecord, backwards are counted; see `Guard.window`.
+        self.armed = True
         self.stop_reason: str | None = None  # set by a guard that asks fit() to stop
         # fit(): optimizer step -> (1-based epoch, batches done in it after that step's window)
         self.batch_places: dict[int, tuple[int, int]] = {}
         self._norms: tuple[list[int], torch.Tensor | None] | None = None
-        # fit() hands over the norms its clipping just computed, so they are not computed twice.
-        self.norm_source: Callable[[], tuple[list[torch.Tensor], torch.Tensor] | None] | None = None
         self._position = {id(p): i for i, p in enumerate(self.params)}
+        # The last clipped parameter list's (length, first, last, its indices here or None)
+        self._mapped: tuple[int, Any, Any, list[int] | None] | None = None
+        self._reads: list[tuple[torch.Tensor, Callable[[list[float]], None]]] = []
         self.handles: list[Any] = []  # hook handles removed on close
 
     # ------------------------------------------------------------------ cadence and stats
 
     def begin_step(self) -> None:
-        """Called before each optimizer step: sets the cadence and clears per-step caches."""
+        """A window begins (after the last step): sets the cadence, clears per-step caches."""
         self.due = self.steps % self.config.every == 0
         self._norms = None
 
     def grad_norms(self) -> tuple[list[int], torch.Tensor | None]:
-        """Indices of parameters holding a gradient and their norms (one device tensor, cached)."""
-        if self._norms is None and self.norm_source is not None:
-            known = self.norm_source()
-            if known is not None and all(id(p) in self._position for p in known[0]):
-                self._norms = ([self._position[id(p)] for p in known[0]], known[1])
-        if self._norms is None:
-            index, grads = [], []
-            for i, p in enumerate(self.params):
-                if p.grad is not None:
-                    index.append(i)
-                    grads.append(p.grad)
-            self._norms = (index, _norms(grads) if grads else None)
-        return self._norms
+        """Indices of parameters holding a gradient and their norms (one device tensor, cached):
+        those a clip measured this step (torch's or trainwell's), else one foreach kernel."""
+        norms = self._norms
+        if norms is not None:
+            return norms
+        state = patch._state
+        known = getattr(state, "clip_norms", None)
+        if known is not None:
+            state.clip_norms = None  # taken: never read as the next step's
+            params = known[0]
+            mapped = self._mapped
+            if (  # the same parameter list as last time (a new list object each clip)
+                mapped is None
+                or len(params) != mapped[0]
+                or not params
+                or params[0] is not mapped[1]
+                or params[-1] is not mapped[2]
+            ):
+                mapped = self._map(params)
+            if mapped[3] is not None:
+                norms = self._norms = (mapped[3], known[1])
+                return norms
+        index, grads = [], []
+        for i, p in enumerate(self.params):
+            if p.grad is not None:
+                index.append(i)
+                grads.append(p.grad)
+        norms = self._norms = (index, _norms(grads) if grads else None)
+        return norms
+
+    def _map(self, params: list[torch.Tensor]) -> tuple[int, Any, Any, list[int] | None]:
+        """Our indices of a clipped parameter list (None: not all of them are this model's),
+        cached with the list's length and ends: one mapping per model, not one per step."""
+        position = self._position
+        index = [position.get(id(p), -1) for p in params]
+        ends = (params[0], params[-1]) if params else (None, None)
+        self._mapped = (len(params), *ends, None if -1 in index or not index else index)
+        return self._mapped
+
+    # ------------------------------------------------------------------ the host read
+
+    def read_later(self, tensor: torch.Tensor, callback: Callable[[list[float]], None]) -> None:
+        """During ``on_read``: have ``tensor``'s values (flattened, as Python floats) passed to
+        ``callback`` once the watch has made the read's one host transfer for all guards."""
+        self._reads.append((tensor, callback))
+
+    def flush_reads(self) -> None:
+        """The host read: every queued tensor in one transfer per device (CPU tensors need
+        none), then each callback with its values, in the order queued. A callback's
+        exception is raised after all callbacks have run."""
+        reads, self._reads = self._reads, []
+        if not reads:
+            return
+        by_device: dict[torch.device, list[int]] = {}
+        for i, (tensor, _) in enumerate(reads):
+            by_device.setdefault(tensor.device, []).append(i)
+        values: list[list[float]] = [[] for _ in reads]
+        with torch.no_grad():
+            for members in by_device.values():
+                # scalars stacked, then one tensor (stack and cat promote bool/int/half to the
+                # widest dtype): a few ops, and one host read
+                scalars = [i for i in members if reads[i][0].dim() == 0]
+                others = [i for i in members if reads[i][0].dim() != 0]
+                parts = [t if (t := reads[i][0]).dim() == 1 else t.reshape(-1) for i in others]
+                if scalars:
+                    parts.append(torch.stack([reads[i][0] for i in scalars]))
+                flat = (parts[0] if len(parts) == 1 else torch.cat(parts)).tolist()
+                at = 0
+                for i in others:
+                    size = reads[i][0].numel()
+                    values[i] = flat[at : at + size]
+                    at += size
+                for i in scalars:
+                    values[i] = flat[at : at + 1]
+                    at += 1
+        error: BaseException | None = None
+        for (_, callback), got in zip(reads, values, strict=True):
+            try:
+                callback(got)
+            except BaseException as exc:  # noqa: BLE001 - re-raised below, after the others
+                error = error or exc
+        if error is not None:
+            raise error
 
     # ------------------------------------------------------------------ reporting
 
@@ -114,22 +193,26 @@ class Context:
         switch: str,
         step: int | None = None,
         raise_as: type[GuardError] | None = None,
+        at: FrameInfo | None = None,
     ) -> None:
-        """Report a finding once per (code, where); the user's source line is found here."""
+        """Report a finding once per (code, where). Its source line is ``at`` (the line that
+        caused it, when the guard saw it earlier: see `frame_info`), else the user's line that
+        led here."""
         if self.reporter.seen(code, where):
             return
+        at = at or frame_info()
         finding = Finding(
             code=code,
             name=name,
             message=message,
             where=where,
             step=self.steps if step is None else step,
-            source=user_source(),
+            source=at.source if at else None,
             why=why,
             fix=fix,
             switch=switch,
         )
-        self.reporter.report(finding, raise_as=raise_as)
+        self.reporter.report(finding, raise_as=raise_as, at=at)
 
     def name_of(self, module: nn.Module) -> str:
         return self.module_names.get(module, type(module).__name__)
@@ -141,9 +224,22 @@ class Context:
 
 
 class Guard:
-    """One bug family's detector. Override the moments you need; ``switch`` names its on/off."""
+    """One bug family's detector. Override the moments you need; ``switch`` names its on/off.
+
+    Sampling: most bug families are present on every step, so the per-step moments of a
+    training window (``on_forward`` of a training forward, ``on_backward``, ``on_step_pre``,
+    ``on_step_post``) come only on *armed* steps: the first ``window`` steps of every
+    ``every`` (``steps % every < window``, the very first steps included), plus the
+    ``on_step_post`` leading into them (the baseline some guards compare with). Moments named
+    in ``every_step`` come on every step. Forwards in eval mode or without gradients
+    (validation, inference) always come to every guard; so do ``on_skip``, ``on_read`` and
+    ``close``. ``on_arm``/``on_disarm`` come when the guard's armed stretch starts and ends
+    (to add hooks needed only then, and remove them after).
+    """
 
     switch = ""
+    window = 1  # consecutive armed steps per ``every`` the sampled moments need
+    every_step: frozenset[str] = frozenset()  # moments needed on every step
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
@@ -174,7 +270,15 @@ class Guard:
         """GradScaler skipped a step (inf/NaN gradients): the window ended without an update."""
 
     def on_read(self) -> None:
-        """The host read at the guard cadence: turn device-side flags into findings."""
+        """The host read at the guard cadence: queue device values with `Context.read_later`
+        (one transfer for all guards), and turn them into findings in the callback."""
+
+    def on_arm(self) -> None:
+        """The guard's armed steps begin (at watch start, and after the step leading into
+        them)."""
+
+    def on_disarm(self) -> None:
+        """The guard's armed steps ended (after the last one's step)."""
 
     def close(self) -> None:
         """At watch end: release anything the guard holds."""

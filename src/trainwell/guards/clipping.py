@@ -1,8 +1,11 @@
 """Gradient clipping that does nothing: before backward, after step, or on fp16-scaled gradients.
 
-Clipping has no hook of its own, so the watch wraps ``torch.nn.utils.clip_grad_norm_`` and
+Clipping has no hook of its own, so `watch()` wraps ``torch.nn.utils.clip_grad_norm_`` and
 ``clip_grad_value_`` while it is active (see `trainwell.guards.patch` for why a wrapper and not a
-``TorchFunctionMode``). A call counts as this watch's when its first parameter is the model's.
+``TorchFunctionMode``); trainwell's `Clipping` tells the guard itself, in `watch()` and in
+`fit()` (which wraps nothing). A call counts as this watch's when its first parameter is the
+model's. Judged on the armed steps, where the watch counts backward passes (a misplaced clip
+is misplaced on every step).
 """
 
 from __future__ import annotations
@@ -19,16 +22,15 @@ class ClippingGuard(Guard):
 
     def attach(self) -> None:
         self.ids = {id(p) for p in self.ctx.model.parameters()}
-        patch.add_clip_listener(self.on_clip)
+        patch.add_clip_listener(self.on_clip, wrap_torch=not self.ctx.in_fit)
 
     def close(self) -> None:
         patch.remove_clip_listener(self.on_clip)
 
-    def on_clip(self, kind: str, params: list[torch.Tensor]) -> None:
-        if not params or id(params[0]) not in self.ids:
-            return  # another model's clipping
+    def on_clip(self, call: str, params: list[torch.Tensor]) -> None:
         ctx = self.ctx
-        call = f"clip_grad_{kind}_"
+        if not ctx.armed or not params or id(params[0]) not in self.ids:
+            return  # judged on the armed steps (backwards counted); or another model's clipping
         if ctx.backwards == 0:
             has_grads = any(p.grad is not None for p in params)
             before_backward = not has_grads

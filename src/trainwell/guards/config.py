@@ -11,7 +11,7 @@ from trainwell.errors import ConfigError
 @dataclass(frozen=True)
 class GuardsConfig:
     enabled: bool = True  # run the runtime guards in fit() and watch(); False installs no hooks
-    on_finding: Literal["warn", "error"] = "warn"  # warn once per bug and place, or raise
+    on_finding: Literal["warn", "raise", "error"] = "warn"  # warn once; raise at the step end
     every: int = 50  # optimizer steps between the guards' host reads and sampled checks
     zero_grad: bool = True  # gradients not zeroed after a step, or zeroed before the step used them
     lr_schedule: bool = True  # LR scheduler stepped on the wrong interval or without a step
@@ -36,11 +36,24 @@ class GuardsConfig:
     duplicate_batches: bool = True  # consecutive training batches with identical content
     loss_input_rows: int = 8  # rows of a loss input checked for softmax/log-softmax
     epoch_horizon_max: int = 1000  # scheduler horizons up to this count epochs, beyond count steps
+    loss_trend: bool = True  # a training loss that diverges (or stays above its start) without NaN
+    loss_trend_losses: int = 10  # losses averaged at least into one point of the loss trend
+    loss_diverge_ratio: float = 10.0  # a point this x the lowest one (and above the start) diverges
+    loss_rise_ratio: float = 1.5  # points at or above this x the first losses' mean are rising...
+    loss_rise_reads: int = 10  # ...reported after this many reads in a row
+    accumulation_scale: bool = True  # accumulate_steps=k declared but each loss not divided by k
 
 
 def validate_guards(config: GuardsConfig) -> GuardsConfig:
     """Reject values that type-check but cannot work (the main config validator can call this)."""
-    for name in ("every", "retained_steps", "max_consecutive_skips", "min_batchnorm_batch"):
+    for name in (
+        "every",
+        "retained_steps",
+        "max_consecutive_skips",
+        "min_batchnorm_batch",
+        "loss_trend_losses",
+        "loss_rise_reads",
+    ):
         if getattr(config, name) < 1:
             raise ConfigError(f"guards.{name}={getattr(config, name)!r} must be >= 1")
     if not 0.0 < config.vanish_ratio < 1.0:
@@ -49,4 +62,7 @@ def validate_guards(config: GuardsConfig) -> GuardsConfig:
         raise ConfigError(f"guards.explode_ratio={config.explode_ratio} must be > 1")
     if not 0.0 <= config.grad_norm_decay < 1.0:
         raise ConfigError(f"guards.grad_norm_decay={config.grad_norm_decay} must be in [0, 1)")
+    for name in ("loss_diverge_ratio", "loss_rise_ratio"):
+        if not getattr(config, name) > 1.0:
+            raise ConfigError(f"guards.{name}={getattr(config, name)} must be > 1")
     return config

@@ -5,14 +5,23 @@ without per-worker sharding, or a dataset that draws its samples (or augmentatio
 every worker inherited in the same state. Batch ``k`` of worker 0 then equals batch ``k`` of
 worker 1, and they arrive one after the other.
 
-At each sampled step three consecutive training batches are fingerprinted (a strided sample of
-at most 512 values of the first input tensor) and compared on the device. Identical data
+On the first three steps of every ``every`` (the armed steps, the very first ones included) three
+consecutive training batches are fingerprinted (a strided sample of at most 512 values of the
+first input tensor) and compared on the device; the guard's cadence read reads the flags. Identical data
 everywhere (full-batch training, overfitting one batch on purpose) or constant batches are not
 reported: only a mix of identical and different consecutive pairs is.
+
+A *batch* is what the data pipeline yields, not a forward call: one batch is often forwarded
+more than once (R-Drop's two dropout passes, two augmented views for a consistency loss, SAM's
+second pass at the perturbed weights, MAML's inner steps on one support set). So only the first
+training forward after each backward pass (or step) is fingerprinted, and never the very tensor
+fingerprinted last (forwarded again after a backward, as SAM and MAML do).
 """
 
 from __future__ import annotations
 
+import functools
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,18 +30,29 @@ import torch
 from trainwell.guards.base import ForwardRecord, Guard, first_tensor
 
 _SAMPLE = 512
+_KEEP = 16_384  # batches up to this many elements: their fingerprint is a view, no copy
 _WINDOW = 3  # batches fingerprinted per sampled step: two consecutive pairs
 
 
 class DuplicateBatchGuard(Guard):
     switch = "duplicate_batches"
+    window = _WINDOW  # three consecutive batches: two consecutive pairs
 
     def attach(self) -> None:
         self.remaining = _WINDOW
-        self.previous: torch.Tensor | None = None
-        self.same: torch.Tensor | None = None  # device: an identical non-constant pair was seen
-        self.different: torch.Tensor | None = None  # device: a differing pair was seen
-        self.host_different = False  # a pair differed in shape (known without the device)
+        self.block = 0  # which run of armed steps the fingerprints below belong to
+        # (block, fingerprint, its version when small) of the batches not yet compared:
+        # compared at the read, in a few ops for all of them
+        self.prints: list[tuple[int, torch.Tensor, int | None]] = []
+        self.same = False  # an identical non-constant consecutive pair was seen
+        self.different = False  # a differing consecutive pair was seen
+        self.passes = 0  # backward passes and steps seen: a new batch comes after one of them
+        self.batch_pass = -1  # ``passes`` when the last batch was fingerprinted
+        self.last: weakref.ref | None = None  # the input tensor fingerprinted last
+        self.reported = False
+
+    def on_backward(self, record: ForwardRecord) -> None:
+        self.passes += 1
 
     def on_forward(
         self,
@@ -42,38 +62,104 @@ class DuplicateBatchGuard(Guard):
         record: ForwardRecord | None,
         grad_enabled: bool,
     ) -> None:
-        if self.remaining == 0 or record is None or not record.training:
+        if self.remaining == 0 or record is None or not record.training or self.reported:
             return
-        self.remaining -= 1
+        if self.batch_pass == self.passes:
+            return  # no backward since the last batch: the same batch forwarded again
         batch = first_tensor(args)
-        if batch is None or batch.numel() == 0:
+        if batch is None or batch.numel() == 0 or self._seen_last(batch):
             return
-        flat = batch.detach().reshape(-1)
-        sample = flat[:: max(1, flat.numel() // _SAMPLE)][:_SAMPLE]
-        previous, self.previous = self.previous, sample.clone()
-        if previous is None:
-            return
-        if previous.shape != sample.shape or previous.dtype != sample.dtype:
-            self.host_different = True
-            return
-        equal = (previous == sample).all()
-        varied = sample.amax() != sample.amin()  # a constant batch says nothing
-        if self.same is None:
-            self.same = torch.zeros((), dtype=torch.bool, device=sample.device)
-            self.different = torch.zeros((), dtype=torch.bool, device=sample.device)
-        self.same |= equal & varied
-        self.different |= ~equal
+        self.batch_pass = self.passes
+        self.last = weakref.ref(batch)
+        self.remaining -= 1
+        count = batch.numel()
+        every = max(1, count // _SAMPLE)
+        sample = batch.detach().reshape(-1)[: every * _SAMPLE : every]
+        if count > _KEEP:  # a copy: holding a view would hold the whole batch
+            self.prints.append((self.block, sample.clone(), None))
+        else:  # small: the view itself, and its version to tell a later in-place change
+            self.prints.append((self.block, sample, sample._version))
+
+    def _seen_last(self, batch: torch.Tensor) -> bool:
+        """``batch`` is (a view of the same memory as) the tensor fingerprinted last."""
+        last = self.last() if self.last is not None else None
+        if last is None:
+            return False
+        if last is batch:
+            return True
+        try:  # both alive: the same memory is the same data
+            return (
+                last.data_ptr() == batch.data_ptr()
+                and last.shape == batch.shape
+                and last.stride() == batch.stride()
+                and last.dtype == batch.dtype
+                and last.device == batch.device
+            )
+        except (RuntimeError, NotImplementedError):  # sparse, nested: no plain memory to compare
+            return False
 
     def on_step_post(self) -> None:
-        if self.ctx.due:
-            self.remaining, self.previous = _WINDOW, None
+        self.passes += 1
+        if self.ctx.steps % self.ctx.config.every == 0:  # the armed steps begin
+            self.remaining, self.block = _WINDOW, self.block + 1
 
     def on_read(self) -> None:
-        if self.same is None or self.different is None:
+        prints = self.prints
+        if len(prints) < 2 or self.reported:
             return
-        same, different = torch.stack([self.same, self.different]).tolist()
-        if not (same and (different or self.host_different)):
+        self.prints = prints[-1:]  # the last one may pair with the next
+        # consecutive fingerprints of one block, neither changed in place since: the pairs
+        pairs = [
+            i
+            for i in range(len(prints) - 1)
+            if prints[i][0] == prints[i + 1][0] and _intact(prints[i]) and _intact(prints[i + 1])
+        ]
+        samples = [p[1] for p in prints]
+        first = samples[0]
+        if all(
+            t.shape == first.shape and t.dtype == first.dtype and t.device == first.device
+            for t in samples
+        ):  # the usual: all of them in one op, compared on the host (at most 4 x 512 values)
+            self.ctx.read_later(
+                torch.stack(samples), functools.partial(self._compare, pairs, len(samples))
+            )
             return
+        comparable = []
+        for i in pairs:  # a pair that differs in shape or dtype differs
+            a, b = samples[i], samples[i + 1]
+            if a.shape == b.shape and a.dtype == b.dtype and a.device == b.device:
+                comparable.append(i)
+            else:
+                self.different = True
+        if comparable:
+            a = torch.stack([samples[i] for i in comparable])
+            b = torch.stack([samples[i + 1] for i in comparable])
+            low, high = b.aminmax(dim=1)
+            flags = torch.cat([(a == b).all(1), low, high])
+            positions = list(range(len(comparable)))
+            self.ctx.read_later(flags, functools.partial(self._judge, positions, len(comparable)))
+
+    def _compare(self, pairs: list[int], count: int, values: list[float]) -> None:
+        """``values``: ``count`` fingerprints of equal length, one after the other."""
+        size = len(values) // count
+        rows = [values[i * size : (i + 1) * size] for i in range(count)]
+        equal = [rows[i] == rows[i + 1] for i in range(count - 1)]  # NaN == NaN is False
+        low = [min(rows[i + 1]) for i in range(count - 1)]
+        high = [max(rows[i + 1]) for i in range(count - 1)]
+        self._judge(pairs, count - 1, [*equal, *low, *high])
+
+    def _judge(self, pairs: list[int], count: int, flags: list[float]) -> None:
+        """``flags``: for ``count`` consecutive pairs, equal?, then the second's min and max;
+        only the pairs listed in ``pairs`` count."""
+        equal, low, high = flags[:count], flags[count : 2 * count], flags[2 * count :]
+        for i in pairs:
+            if not equal[i]:
+                self.different = True
+            elif low[i] != high[i]:  # a constant batch says nothing
+                self.same = True
+        if self.reported or not (self.same and self.different):
+            return
+        self.reported = True
         self.ctx.report(
             "duplicate-batches",
             name="identical consecutive training batches",
@@ -89,3 +175,8 @@ class DuplicateBatchGuard(Guard):
             ),
             switch=self.switch,
         )
+
+
+def _intact(print_: tuple[int, torch.Tensor, int | None]) -> bool:
+    """A fingerprint that is a copy, or a view whose batch was not changed in place since."""
+    return print_[2] is None or print_[1]._version == print_[2]

@@ -2,9 +2,9 @@
 
 The hooks do the watching; the observer adds what only the loop knows: a step skipped by
 GradScaler (``report.stepped``), the steps per epoch (``FitInfo``), the interval a
-``TorchSchedule`` declares, and the moment to read the device flags (every ``guards.every``
-steps, and whenever the loop has just synced to log). A non-finite stop is asked for through
-``should_stop``.
+``TorchSchedule`` declares, and the moments to read the device flags (after every sampled step,
+i.e. every ``guards.every`` steps, and at the end of each validation, before a checkpoint). A
+non-finite stop is asked for through ``should_stop``.
 """
 
 from __future__ import annotations
@@ -33,6 +33,16 @@ class FitGuards(Observer):
     def findings(self) -> list[Finding]:
         return self.watch.findings
 
+    def report_to(self, observers: list[Observer]) -> None:
+        """Pass each finding, when it is made, to the other observers' ``on_finding``."""
+        others = [o for o in observers if o is not self]
+
+        def tell(finding: Finding) -> None:
+            for observer in others:
+                observer.on_finding(finding)
+
+        self.watch.ctx.reporter.listeners.append(tell)
+
     def state_dict(self) -> dict[str, Any]:
         """What a resumed run should remember: per-layer gradient-norm history, findings seen."""
         norms = self.watch.guard(GradNormGuard)
@@ -53,7 +63,7 @@ class FitGuards(Observer):
 
     def on_fit_start(self, info: FitInfo) -> None:
         self.watch.ctx.steps_per_epoch = info.steps_per_epoch
-        self.watch.ctx.steps = info.start_step  # resumed runs count on from the checkpoint
+        self.watch.moved_to(info.start_step)  # resumed runs count on from the checkpoint
         scheduler = self.watch.guard(SchedulerGuard)
         if isinstance(scheduler, SchedulerGuard) and self.declared_interval is not None:
             scheduler.declared(self.declared_interval)
@@ -66,7 +76,10 @@ class FitGuards(Observer):
             places = watch.ctx.batch_places
             places[report.step - 1] = (report.epoch, report.batch_in_epoch)
             places.pop(report.step - 1 - 2 * watch.config.every, None)
-        if (report.stepped and watch.ctx.due) or report.logged is not None:
+        # The guards' cadence read: right after a sampled step (its checks' values are queued),
+        # at the end of validation (before a checkpoint is saved) and at the end. Not at each
+        # log: a read costs host time even where the loop has just synced.
+        if report.stepped and (watch.ctx.steps - 1) % watch.config.every == 0:
             watch.read()
         self._ask_stop()
 
@@ -93,6 +106,9 @@ class _Off(Observer):
 
     findings: list[Finding] = []
 
+    def report_to(self, observers: list[Observer]) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
@@ -112,8 +128,7 @@ def for_fit(
     precision: Any,
     accumulate_steps: int,
     config: GuardsConfig,
-    clipping: Any = None,
-) -> Observer:
+) -> FitGuards | _Off:
     """The guards as an `Observer` for `fit()`; call its ``close()`` when the run ends.
 
     ``schedule`` is the loop's schedule (a ``TorchSchedule``'s scheduler and declared interval
@@ -134,6 +149,85 @@ def for_fit(
         config=config,
         in_fit=True,
     )
-    if clipping is not None:  # reuse the per-parameter norms fit's clipping computed
-        watch.ctx.norm_source = lambda: clipping.last_norms
     return FitGuards(watch, interval)
+
+
+class GuardsGroup(Observer):
+    """The guards of a step with several optimizers: one `FitGuards` (one watch) per
+    optimizer and the module it trains, driven together."""
+
+    def __init__(self, parts: dict[str, FitGuards | _Off]) -> None:
+        self.parts = parts
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for part in self.parts.values() for f in part.findings]
+
+    @property
+    def should_stop(self) -> bool:  # type: ignore[override]
+        return any(part.should_stop for part in self.parts.values())
+
+    @property
+    def stop_reason(self) -> str:  # type: ignore[override]
+        return next((p.stop_reason for p in self.parts.values() if p.should_stop), "")
+
+    def report_to(self, observers: list[Observer]) -> None:
+        others = [o for o in observers if o is not self]
+        for part in self.parts.values():
+            part.report_to(others)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {name: part.state_dict() for name, part in self.parts.items()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        for name, part in self.parts.items():
+            part.load_state_dict(state.get(name, {}))
+
+    def on_fit_start(self, info: FitInfo) -> None:
+        for part in self.parts.values():
+            part.on_fit_start(info)
+
+    def on_step_end(self, report: StepReport) -> None:
+        for part in self.parts.values():
+            part.on_step_end(report)
+
+    def on_eval_end(self, metrics: dict[str, float], *, step: int, epoch: int) -> None:
+        for part in self.parts.values():
+            part.on_eval_end(metrics, step=step, epoch=epoch)
+
+    def on_fit_end(self, result: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for part in self.parts.values():
+            part.close()
+
+
+def for_fit_step(
+    model: nn.Module,
+    optimizers: Any,
+    *,
+    loss_fn: Any,
+    precision: Any,
+    accumulate_steps: int,
+    config: GuardsConfig,
+) -> FitGuards | _Off | GuardsGroup:
+    """The guards for a `TrainStep`'s optimizers (`trainwell.step.Optimizers`): one watch per
+    optimizer, over the module it trains (its slot's ``module``, else the whole model)."""
+    slots = dict(optimizers.items())
+
+    def guards_for(entry: Any, loss: Any) -> FitGuards | _Off:
+        return for_fit(
+            entry.module if entry.module is not None else model,
+            entry.optimizer,
+            loss_fn=loss,
+            schedule=entry.schedule,
+            precision=precision,
+            accumulate_steps=accumulate_steps,
+            config=config,
+        )
+
+    if len(slots) == 1:
+        return guards_for(next(iter(slots.values())), loss_fn)
+    # A step with several optimizers computes its own losses: fit's loss_fn is not among them.
+    return GuardsGroup({name: guards_for(entry, None) for name, entry in slots.items()})

@@ -8,10 +8,12 @@ all. So every hook is a `Hook`: it calls the guard, but a deep copy of it is `no
 pickle of it unpickles as `noop`: inert, holding nothing.
 
 Methods with no hook of their own (``scheduler.step``, ``GradScaler.update``) are observed by
-`before_call`: the method is wrapped once on the *class* while any watch needs it, and the
-wrapper calls the callbacks registered for that one instance (a registry keyed by id, checked
-with a weak reference). No instance attribute is set, so ``state_dict()``, ``__dict__``, pickles
-and copies of the object never see it.
+`before_call`, and the loss module's ``forward`` under `watch()` by `after_call` (a forward hook
+would send every call through the slow path of ``Module.__call__``: several microseconds a
+step): the method is wrapped once on the *class* while any watch needs it, and the wrapper calls
+the callbacks registered for that one instance (a registry keyed by id, checked with a weak
+reference). No instance attribute is set, so ``state_dict()``, ``__dict__``, pickles and copies
+of the object never see it.
 """
 
 from __future__ import annotations
@@ -31,17 +33,13 @@ def _noop() -> Callable[..., None]:
     return noop
 
 
-class Hook:
-    """A hook that calls ``fn`` and is copied or pickled as `noop`."""
+class Hook(functools.partial):
+    """A hook that calls ``fn(*args, <the hook's arguments>)`` and is copied or pickled as `noop`.
 
-    __slots__ = ("fn",)
+    A `functools.partial`: calling it adds no Python frame of its own (hooks run every step).
+    """
+
     __torch_unserializable__ = True  # torch.save of a tensor holding it: no "hook lost" warning
-
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn = fn
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.fn(*args, **kwargs)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Callable[..., None]:
         return noop
@@ -49,22 +47,25 @@ class Hook:
     def __reduce__(self) -> tuple[Callable[[], Callable[..., None]], tuple[()]]:
         return (_noop, ())
 
+    def __reduce_ex__(self, protocol: Any) -> tuple[Callable[[], Callable[..., None]], tuple[()]]:
+        return (_noop, ())
+
 
 class CallHandle:
-    """Removes one `before_call` callback (safe to call twice)."""
+    """Removes one `before_call`/`after_call` callback (safe to call twice)."""
 
     def __init__(
-        self, key: tuple[int, str], ref: weakref.ref, callback: Callable[[], None]
+        self, key: tuple[int, str], ref: weakref.ref, callback: Callable[..., None], slot: int = 1
     ) -> None:
-        self.key, self.ref, self.callback = key, ref, callback
+        self.key, self.ref, self.callback, self.slot = key, ref, callback, slot
         self.cls: type | None = None  # set once the class is wrapped
 
     def remove(self) -> None:
         with _lock:
             entry = _callbacks.get(self.key)
-            if entry is not None and entry[0] is self.ref and self.callback in entry[1]:
-                entry[1].remove(self.callback)
-                if not entry[1]:
+            if entry is not None and entry[0] is self.ref and self.callback in entry[self.slot]:
+                entry[self.slot].remove(self.callback)
+                if not entry[1] and not entry[2]:
                     del _callbacks[self.key]
             if self.cls is not None:
                 _release(self.cls, self.key[1])
@@ -72,8 +73,12 @@ class CallHandle:
 
 
 _lock = threading.RLock()
-#: (id(obj), method name) -> (weak reference to obj, callbacks to run before the method)
-_callbacks: dict[tuple[int, str], tuple[weakref.ref, list[Callable[[], None]]]] = {}
+#: (id(obj), method name) -> (weak reference to obj, callbacks to run before the method,
+#: callbacks to run after it with its result)
+_callbacks: dict[
+    tuple[int, str],
+    tuple[weakref.ref, list[Callable[[], None]], list[Callable[[Any], None]]],
+] = {}
 #: (class, method name) -> [users, the class's own attribute before wrapping (or _MISSING)]
 _patched: dict[tuple[type, str], list[Any]] = {}
 _MISSING = object()
@@ -81,14 +86,25 @@ _MISSING = object()
 
 def before_call(obj: Any, name: str, callback: Callable[[], None]) -> CallHandle:
     """Run ``callback()`` before every ``obj.<name>(...)`` call, until the handle is removed."""
+    return _register(obj, name, callback, 1)
+
+
+def after_call(obj: Any, name: str, callback: Callable[[Any], None]) -> CallHandle:
+    """Run ``callback(result)`` after every ``obj.<name>(...)`` call, until the handle is
+    removed. For a module's ``forward`` this costs far less than a forward hook, whose presence
+    sends every call of the module through the slow path of ``Module.__call__``."""
+    return _register(obj, name, callback, 2)
+
+
+def _register(obj: Any, name: str, callback: Callable[..., None], slot: int) -> CallHandle:
     key = (id(obj), name)
     with _lock:
         entry = _callbacks.get(key)
         if entry is None or entry[0]() is not obj:  # new, or a dead object's recycled id
-            entry = (weakref.ref(obj, functools.partial(_forget, key)), [])
+            entry = (weakref.ref(obj, functools.partial(_forget, key)), [], [])
             _callbacks[key] = entry
-        entry[1].append(callback)
-        handle = CallHandle(key, entry[0], callback)
+        entry[slot].append(callback)
+        handle = CallHandle(key, entry[0], callback, slot)
         _acquire(type(obj), name)
         handle.cls = type(obj)
     return handle
@@ -133,10 +149,16 @@ def _wrapper(original: Callable[..., Any], name: str) -> Callable[..., Any]:
     @functools.wraps(original)
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         entry = _callbacks.get((id(self), name))
-        if entry is not None and entry[0]() is self:
-            for callback in list(entry[1]):
+        if entry is None or entry[0]() is not self:
+            return original(self, *args, **kwargs)
+        if entry[1]:
+            for callback in tuple(entry[1]):
                 callback()
-        return original(self, *args, **kwargs)
+        result = original(self, *args, **kwargs)
+        if entry[2]:
+            for after in tuple(entry[2]):
+                after(result)
+        return result
 
     method.__trainwell_guard__ = True  # type: ignore[attr-defined]
     return method

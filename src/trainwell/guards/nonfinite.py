@@ -1,10 +1,11 @@
 """Non-finite (inf/NaN) gradients, and the policy for them: warn, skip_step or stop.
 
-fp32/bf16: before every optimizer step the per-parameter gradient norms (one foreach kernel) are
-added to a running total on the device (a non-finite norm makes it non-finite for good) and kept
-in a ring of ``every`` rows. Nothing is read on the host until the guard's cadence (``every``
-steps, or when fit() logs), so a NaN run goes on for at most that many steps before it is
-stopped; the ring then tells which step went bad first and which parameters. The
+fp32/bf16: before every optimizer step the per-parameter gradient norms are kept by reference
+(clipping's, when the step clipped; else one foreach kernel): no device op of their own. Nothing
+is read on the host until the guards' cadence read (``every`` steps, or when fit() logs), which
+stacks them and reads one flag per step with the other guards' values; so a NaN run goes on for
+at most that many steps before it is stopped; the rows then tell which step went bad first and
+which parameters. The
 report names the first module, in backward order, whose gradient went non-finite: the NaN was
 born there (the layers before it only inherit it).
 
@@ -15,8 +16,9 @@ update from that state. ``skip_exact=True`` reads the flag on the host every ste
 drops the gradients (``grad=None``), which optimizers skip entirely: exact, one sync per step.
 
 When the NaN is already in the data, no module is to blame: each graph-building forward also
-keeps, per floating input tensor, its float32 sum on the device (NaN and inf propagate into a
-sum; one small kernel), read on the host only when the gradients of that interval went bad. If an
+keeps, per floating input tensor, the tensor itself when small (by reference, until the next
+read: no device op) or else its float32 sum on the device (NaN and inf propagate into a sum; one
+small kernel), looked at only when the gradients of that interval went bad. If an
 input of the first bad step held inf/NaN, the finding (``nonfinite-input``) names that step's
 input batch, which input (``input 0``, ``input 'image'``) and its shape, and (under fit()) the
 epoch and batch.
@@ -28,6 +30,7 @@ consecutive skips means the NaN is not an overflow but a real one, and the run i
 from __future__ import annotations
 
 import functools
+import math
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -40,41 +43,70 @@ from trainwell.guards.finding import NonFiniteError
 from trainwell.guards.hooks import Hook
 
 _MAX_INPUTS = 8  # floating input tensors flagged per forward
+_FIRST = ["input 0"]  # the name of a forward's one positional tensor (shared, never changed)
+_KEEP = 16_384  # inputs up to this many elements are kept by reference until the read
 
 
-@dataclass
+@dataclass(slots=True)
 class _InputCheck:
-    """One graph-building forward's inputs: names and shapes on the host, sums on the device."""
+    """One graph-building forward's inputs: names and shapes on the host; each input itself
+    when small (by reference: no device op), else its float32 sum on the device."""
 
     step: int  # optimizer steps done when the forward ran
     index: int  # forwards since that step began (micro-batch index under accumulation)
     names: list[str]
     shapes: list[tuple[int, ...]]
     dtypes: list[torch.dtype]
-    sums: list[torch.Tensor]  # device, one float32 sum per input: NaN/inf propagate into it
+    values: list[torch.Tensor]  # the input (small), or its sum: NaN/inf propagate into it
+    versions: list[int | None]  # the kept input's version counter then (None: a sum)
+
+
+def _keep(tensor: torch.Tensor) -> tuple[torch.Tensor, int | None]:
+    """A small input by reference (its version tells a later in-place change), a large one as
+    its sum (one small kernel)."""
+    if tensor.requires_grad:
+        tensor = tensor.detach()  # no graph kept alive
+    if tensor.numel() <= _KEEP:
+        return tensor, tensor._version
+    return tensor.sum(dtype=torch.float32), None
 
 
 class NonFiniteGuard(Guard):
     switch = "nonfinite_check"
+    # A NaN can be born on any step: its norms (by reference: no device op) and inputs are
+    # kept every step, after the step (skip_step: before it); fp16 skips are counted.
+    every_step = frozenset({"on_forward", "on_step_post"})
 
     def attach(self) -> None:
-        self.total: torch.Tensor | None = None  # device: sum of all gradient norms since a read
-        self.history: torch.Tensor | None = None  # device: per-parameter norms, one row a step
-        self.row_steps: list[int | None] = []  # host: the step each history row holds
+        self.before = self.ctx.config.nonfinite == "skip_step"  # norms before the step
+        if self.before:
+            self.every_step = self.every_step | {"on_step_pre"}
+        self.fp16 = self.ctx.scaler is not None
+        self.after = not self.before and not self.fp16  # norms after the step
+        self.most = 2 * self.ctx.config.every  # rows kept between reads
+        # Each step's per-parameter gradient norms since the last read, by reference: no device
+        # op a step (the norms are clipping's, or one foreach kernel); the read stacks them.
+        # (step, indices of the parameters with a norm, norms)
+        self.rows: deque[tuple[int, list[int], torch.Tensor]] = deque()
+        # Norms of rows dropped when reads are rarer than 2 x `every` steps (sum: NaN sticks).
+        self.dropped: torch.Tensor | None = None
+        self.history: torch.Tensor | None = None  # the rows of the last read, stacked
         self.run = 0  # bad steps in a row at the end of the last read interval
         self.reported = False  # non-finite gradients reported (once per run)
         self.skips = 0  # fp16: consecutive steps skipped by GradScaler
         self.order: list[int] = []  # parameter indices in the order backward produced them
         self._order_hooks = [
-            p.register_post_accumulate_grad_hook(Hook(functools.partial(self._backward_order, i)))
+            p.register_post_accumulate_grad_hook(Hook(self._backward_order, i))
             for i, p in enumerate(self.ctx.params)
         ]
         self.ctx.handles.extend(self._order_hooks)
         # The inputs of each graph-building forward since the last read (bounded: a loop that
         # never steps must not grow it).
         every = self.ctx.config.every
-        self.inputs: deque[_InputCheck] = deque(maxlen=4 * every * self.ctx.accumulate_steps)
-        self.forwards = (-1, 0)  # (step, forwards seen in it)
+        # (a forward's one small tensor input: (step, tensor, its version then); else a check)
+        self.inputs: deque[_InputCheck | tuple[int, torch.Tensor, int]] = deque(
+            maxlen=4 * every * self.ctx.accumulate_steps
+        )
 
     def _backward_order(self, index: int, param: torch.Tensor) -> None:
         self.order.append(index)
@@ -89,59 +121,67 @@ class NonFiniteGuard(Guard):
         record: ForwardRecord | None,
         grad_enabled: bool,
     ) -> None:
-        if record is None or self.ctx.scaler is not None:
+        if not grad_enabled or self.fp16:
             return  # no gradients from it; fp16: GradScaler skips those steps itself
-        step = self.ctx.steps
-        index = self.forwards[1] if self.forwards[0] == step else 0
-        self.forwards = (step, index + 1)
-        if len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor):  # the usual
-            found = [("input 0", args[0])] if _floating(args[0]) else []
-        else:
-            found = list(_floating_inputs(args, kwargs))
-        if not found:
-            return
-        tensors = [t.detach() if t.requires_grad else t for _, t in found]
-        self.inputs.append(
-            _InputCheck(
-                step,
-                index,
-                [name for name, _ in found],
-                [tuple(t.shape) for t in tensors],
-                [t.dtype for t in tensors],
-                # One small kernel per input and nothing else until a read finds bad gradients.
-                [t.sum(dtype=torch.float32) for t in tensors],
+        if len(args) == 1 and not kwargs:  # the usual: one small tensor, kept as it is
+            tensor = args[0]
+            if (
+                type(tensor) is torch.Tensor
+                and not tensor.requires_grad
+                and tensor.numel() <= _KEEP
+            ):
+                self.inputs.append((self.ctx.steps, tensor, tensor._version))
+                return
+        found = list(_floating_inputs(args, kwargs))
+        if found:
+            kept = [_keep(t) for _, t in found]
+            self.inputs.append(
+                _InputCheck(
+                    self.ctx.steps,
+                    0,  # set when looked at
+                    [name for name, _ in found],
+                    [tuple(t.shape) for _, t in found],
+                    [t.dtype for _, t in found],
+                    [value for value, _ in kept],
+                    [version for _, version in kept],
+                )
             )
-        )
 
     # ------------------------------------------------------------------ fp32 / bf16
 
     def on_step_pre(self) -> None:
-        self._drop_order_hooks()
-        if self.ctx.scaler is not None:
-            return  # GradScaler only steps on finite gradients
+        if self.before:  # skip_step: decided on the device before the update
+            norms = self._record(self.ctx.steps)
+            if norms is not None:
+                self._skip(~torch.isfinite(norms.sum()))
+
+    def on_step_post(self) -> None:
+        self.skips = 0
+        if self.after:  # the gradients the step used (clipping's norms, when it clipped)
+            ctx = self.ctx
+            index, norms = ctx._norms or ctx.grad_norms()
+            if norms is not None:
+                rows = self.rows
+                if len(rows) >= self.most:  # no read for long: fold the oldest
+                    self._fold()
+                rows.append((ctx.steps - 1, index, norms))
+        if self._order_hooks:
+            self._drop_order_hooks()
+
+    def _record(self, step: int) -> torch.Tensor | None:
+        if self.fp16:
+            return None  # GradScaler only steps on finite gradients
         index, norms = self.ctx.grad_norms()
         if norms is None:
-            return
-        full = _full(norms, index, len(self.ctx.params))
-        self._record(full)
-        if self.ctx.config.nonfinite == "skip_step":
-            self._skip(~torch.isfinite(full.sum()))
+            return None
+        if len(self.rows) >= self.most:  # no read for long: fold the oldest
+            self._fold()
+        self.rows.append((step, index, norms))
+        return norms
 
-    def _record(self, norms: torch.Tensor) -> None:
-        # Three small device ops a step: a non-finite norm makes the running total non-finite
-        # for good (inf + x = inf, NaN + x = NaN), and the row keeps which parameter and when.
-        every = self.ctx.config.every
-        if self.history is None or self.history.shape[1] != norms.shape[0]:
-            self.history = torch.zeros(
-                every, norms.shape[0], dtype=norms.dtype, device=norms.device
-            )
-            self.total = torch.zeros((), dtype=norms.dtype, device=norms.device)
-            self.row_steps = [None] * every
-        assert self.total is not None
-        row = self.ctx.steps % every
-        self.history[row].copy_(norms)
-        self.row_steps[row] = self.ctx.steps
-        self.total.add_(norms.sum())
+    def _fold(self) -> None:
+        old = self.rows.popleft()[2].sum()
+        self.dropped = old if self.dropped is None else self.dropped + old
 
     def _skip(self, bad: torch.Tensor) -> None:
         if self.ctx.config.skip_exact:
@@ -154,21 +194,31 @@ class NonFiniteGuard(Guard):
                 p.grad.masked_fill_(bad, 0.0)
 
     def on_read(self) -> None:
-        if self.total is None or self.history is None:
+        if not self.rows:
             return
-        finite = bool(torch.isfinite(self.total))  # the host read, at the guard cadence
-        rows = [(step, r) for r, step in enumerate(self.row_steps) if step is not None]
-        rows.sort()
-        if finite:
-            self.run = 0
-        else:
-            bad_rows = (~torch.isfinite(self.history)).any(1).tolist()
-            self._report_bad([(step, r, bad_rows[r]) for step, r in rows])
-        self.total.zero_()
-        self.row_steps = [None] * len(self.row_steps)
-        self.inputs.clear()
+        rows, self.rows = self.rows, deque()
+        count = len(self.ctx.params)
+        steps = [step for step, _, _ in rows]
+        # one row per step over all parameters (0 where a parameter had no gradient)
+        norms = [n if len(index) == count else _full(n, index, count) for _, index, n in rows]
+        self.history = torch.stack(norms)
+        # a step's norms are >= 0: their sum (in float64: no overflow) is finite iff all are
+        totals = self.history.sum(1, dtype=torch.float64)
+        if self.dropped is not None:
+            totals[0] += self.dropped
+            self.dropped = None
+        inputs, self.inputs = self.inputs, deque(maxlen=self.inputs.maxlen)
+        self.ctx.read_later(totals, functools.partial(self._judge, steps, inputs))
 
-    def _report_bad(self, rows: list[tuple[int, int, bool]]) -> None:
+    def _judge(self, steps: list[int], inputs: deque[_InputCheck], totals: list[float]) -> None:
+        finite = [math.isfinite(v) for v in totals]
+        if all(finite):
+            self.run = 0
+            return
+        rows = [(step, r, not finite[r]) for r, step in enumerate(steps)]
+        self._report_bad(rows, inputs)
+
+    def _report_bad(self, rows: list[tuple[int, int, bool]], inputs: deque[_InputCheck]) -> None:
         first = next(((step, r) for step, r, bad in rows if bad), None)
         policy = self.ctx.config.nonfinite
         longest = self.run
@@ -183,9 +233,9 @@ class NonFiniteGuard(Guard):
             return
         self.reported = True
         first_step, row = first
-        found = self._bad_input(first_step)
+        found = self._bad_input(first_step, inputs)
         if found is not None:
-            code, reason = self._report_input(first_step, *found)
+            code, reason = self._report_input(first_step, inputs, *found)
         else:
             code, reason = self._report_grad(first_step, row)
         if policy == "stop":
@@ -218,13 +268,20 @@ class NonFiniteGuard(Guard):
         )
         return "nonfinite-grad", f"non-finite gradients at step {step} in {where}"
 
-    def _bad_input(self, step: int) -> tuple[_InputCheck, list[int]] | None:
+    def _bad_input(
+        self, step: int, inputs: deque[_InputCheck]
+    ) -> tuple[_InputCheck, list[int]] | None:
         """The first forward of ``step`` whose inputs held inf/NaN, and which (None: finite)."""
-        checks = [c for c in self.inputs if c.step == step]
+        checks = _checks(step, inputs)
         if not checks:
             return None
-        sums = [s for c in checks for s in c.sums]
-        flags = torch.isfinite(torch.stack(sums)).tolist()  # the host read, only when bad
+        device = checks[0].values[0].device
+        sums = [
+            _sum(value, version).to(device)
+            for c in checks
+            for value, version in zip(c.values, c.versions, strict=True)
+        ]
+        flags = torch.isfinite(torch.stack(sums)).tolist()  # a second read, only when bad
         at = 0
         for check in checks:
             bad = [i for i, ok in enumerate(flags[at : at + len(check.names)]) if not ok]
@@ -233,9 +290,11 @@ class NonFiniteGuard(Guard):
                 return check, bad
         return None
 
-    def _report_input(self, step: int, check: _InputCheck, bad: list[int]) -> tuple[str, str]:
+    def _report_input(
+        self, step: int, inputs: deque[_InputCheck], check: _InputCheck, bad: list[int]
+    ) -> tuple[str, str]:
         name, shape, dtype = check.names[bad[0]], check.shapes[bad[0]], check.dtypes[bad[0]]
-        micro = 1 + max(c.index for c in self.inputs if c.step == step)
+        micro = sum(1 for c in inputs if _step(c) == step)  # forwards of that step
         details = [f"micro-batch {check.index + 1} of {micro}"] if micro > 1 else []
         place = self.ctx.batch_places.get(step)
         if place is not None:  # fit(): the epoch, and the window's last batch in it
@@ -284,9 +343,6 @@ class NonFiniteGuard(Guard):
         if self.skips >= self.ctx.config.max_consecutive_skips:
             self._stop_skips(self.skips)
 
-    def on_step_post(self) -> None:
-        self.skips = 0
-
     # ------------------------------------------------------------------ stopping
 
     def _stop_skips(self, count: int) -> None:
@@ -317,6 +373,31 @@ class NonFiniteGuard(Guard):
             for handle in self._order_hooks:
                 handle.remove()
             self._order_hooks = []
+
+
+def _step(entry: _InputCheck | tuple[int, torch.Tensor, int]) -> int:
+    return entry.step if isinstance(entry, _InputCheck) else entry[0]
+
+
+def _checks(step: int, inputs: deque) -> list[_InputCheck]:
+    """The floating inputs of each forward of ``step``, in order (``index``: its place)."""
+    checks = []
+    for index, entry in enumerate(e for e in inputs if _step(e) == step):
+        if isinstance(entry, _InputCheck):
+            entry.index = index
+            checks.append(entry)
+        elif _floating(tensor := entry[1]):
+            shape, dtype = tuple(tensor.shape), tensor.dtype
+            checks.append(_InputCheck(step, index, _FIRST, [shape], [dtype], [tensor], [entry[2]]))
+    return checks
+
+
+def _sum(value: torch.Tensor, version: int | None) -> torch.Tensor:
+    """The float32 sum of a kept input (0 when it was changed in place since: a reused buffer
+    no longer tells), or the sum already taken."""
+    if version is None:
+        return value
+    return value.sum(dtype=torch.float32) if value._version == version else torch.zeros(())
 
 
 def _floating_inputs(args: tuple, kwargs: Mapping[str, Any]) -> Iterator[tuple[str, torch.Tensor]]:

@@ -1,5 +1,9 @@
 """Scoped wrappers for functions no PyTorch hook can see: gradient clipping and functional losses.
 
+trainwell's own parts that replace those calls (`trainwell.Clipping`) tell the same listeners
+directly (`clip_called`), so the guards see them exactly as the torch calls, and `fit()`, which
+calls only its own parts, listens without wrapping anything (``wrap_torch=False``).
+
 ``torch.nn.utils.clip_grad_norm_``/``clip_grad_value_`` and ``F.cross_entropy``/``F.nll_loss``
 are replaced by thin wrappers only while at least one watch is active, and restored when the
 last one closes. Why wrappers and not a ``TorchFunctionMode``: clipping is a Python composite of
@@ -27,26 +31,64 @@ LossListener = Callable[[str, torch.Tensor], None]
 _lock = threading.Lock()
 _clip_listeners: list[ClipListener] = []
 _loss_listeners: list[LossListener] = []
+_wrapping: dict[str, list[Callable]] = {"clip": [], "loss": []}  # listeners that need wrappers
 _originals: dict[tuple[Any, str], Any] = {}
-_CLIP = (("clip_grad_norm_", "norm"), ("clip_grad_value_", "value"))
+_CLIP = (("clip_grad_norm_", "clip_grad_norm_"), ("clip_grad_value_", "clip_grad_value_"))
 _LOSS = (("cross_entropy", "cross_entropy"), ("nll_loss", "nll_loss"))
-_state = threading.local()  # per-thread: inside a loss module already checked by its hook
+# per-thread: inside a loss module already checked by its hook / inside a trainwell part
+_state = threading.local()
 
 
-def add_clip_listener(listener: ClipListener) -> None:
-    _add(_clip_listeners, listener)
+def add_clip_listener(listener: ClipListener, *, wrap_torch: bool = True) -> None:
+    """``listener(call, parameters)`` for each clipping call: torch's clip functions (wrapped
+    while a listener asks for ``wrap_torch``) and trainwell's `Clipping`."""
+    _add(_clip_listeners, listener, "clip" if wrap_torch else None)
 
 
 def remove_clip_listener(listener: ClipListener) -> None:
     _remove(_clip_listeners, listener)
 
 
-def add_loss_listener(listener: LossListener) -> None:
-    _add(_loss_listeners, listener)
+def add_loss_listener(listener: LossListener, *, wrap_torch: bool = True) -> None:
+    """``listener(kind, input)`` for each functional loss call (wrapped while a listener asks)."""
+    _add(_loss_listeners, listener, "loss" if wrap_torch else None)
 
 
 def remove_loss_listener(listener: LossListener) -> None:
     _remove(_loss_listeners, listener)
+
+
+def clip_called(call: str, parameters: list[torch.Tensor]) -> None:
+    """A trainwell part clips ``parameters`` (all of them, with or without a gradient)."""
+    if _clip_listeners and not getattr(_state, "in_part", False):
+        for listener in list(_clip_listeners):
+            listener(call, parameters)
+
+
+def publish_clip_norms(parameters: list[torch.Tensor], norms: torch.Tensor) -> None:
+    """The pre-clip per-parameter norms a clip just computed (for the guards, while any
+    listens): the non-finite and gradient-norm guards reuse them instead of a second pass."""
+    if _clip_listeners:
+        _state.clip_norms = (parameters, norms)
+
+
+def take_clip_norms() -> tuple[list[torch.Tensor], torch.Tensor] | None:
+    """The norms the last clip published in this thread, once (None: no clip since)."""
+    norms = getattr(_state, "clip_norms", None)
+    _state.clip_norms = None
+    return norms
+
+
+class inside_part:  # noqa: N801 - used like a function: `with inside_part():`
+    """The torch calls a trainwell part makes inside this block are the part's own: the part
+    has told the listeners already, so the wrappers stay quiet."""
+
+    def __enter__(self) -> None:
+        self.outer = getattr(_state, "in_part", False)
+        _state.in_part = True
+
+    def __exit__(self, *exc: object) -> None:
+        _state.in_part = self.outer
 
 
 def in_hooked_loss(flag: bool | None = None) -> bool:
@@ -59,9 +101,11 @@ def in_hooked_loss(flag: bool | None = None) -> bool:
     return getattr(_state, "inside", False)
 
 
-def _add(listeners: list, listener: Callable) -> None:
+def _add(listeners: list, listener: Callable, wraps: str | None) -> None:
     with _lock:
         listeners.append(listener)
+        if wraps is not None:
+            _wrapping[wraps].append(listener)
         _sync_patches()
 
 
@@ -69,12 +113,15 @@ def _remove(listeners: list, listener: Callable) -> None:
     with _lock:
         if listener in listeners:
             listeners.remove(listener)
+        for wrapping in _wrapping.values():
+            if listener in wrapping:
+                wrapping.remove(listener)
         _sync_patches()
 
 
 def _sync_patches() -> None:
-    _patch_group((nn_utils, clip_grad), _CLIP, bool(_clip_listeners), _clip_wrapper)
-    _patch_group((F,), _LOSS, bool(_loss_listeners), _loss_wrapper)
+    _patch_group((nn_utils, clip_grad), _CLIP, bool(_wrapping["clip"]), _clip_wrapper)
+    _patch_group((F,), _LOSS, bool(_wrapping["loss"]), _loss_wrapper)
 
 
 def _patch_group(modules: tuple, names: tuple, active: bool, make: Callable) -> None:
@@ -93,8 +140,14 @@ def _clip_wrapper(original: Callable, kind: str) -> Callable:
     @functools.wraps(original)
     def clip(parameters: Any, *args: Any, **kwargs: Any) -> Any:
         params = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters)
+        if getattr(_state, "in_part", False):
+            return original(params, *args, **kwargs)
         for listener in list(_clip_listeners):
             listener(kind, params)
+        if kind == "clip_grad_norm_":
+            total = _clip_norm_keeping_norms(params, *args, **kwargs)
+            if total is not None:
+                return total
         return original(params, *args, **kwargs)
 
     clip.__trainwell_guard__ = True  # type: ignore[attr-defined]
@@ -113,3 +166,33 @@ def _loss_wrapper(original: Callable, kind: str) -> Callable:
 
     loss.__trainwell_guard__ = True  # type: ignore[attr-defined]
     return loss
+
+
+_CLIP_WITH_NORM = getattr(nn_utils, "clip_grads_with_norm_", None)  # torch >= 2.6
+
+
+def _clip_norm_keeping_norms(
+    params: list[torch.Tensor],
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> torch.Tensor | None:
+    """``clip_grad_norm_`` with torch's own kernels in torch's order (so the same result), that
+    also publishes the per-parameter norms it computes; None where only torch's own function
+    gives the same result (mixed devices or dtypes, error_if_nonfinite, foreach=False)."""
+    grads = [p.grad for p in params if p.grad is not None]
+    if (
+        _CLIP_WITH_NORM is None
+        or not grads
+        or error_if_nonfinite
+        or foreach is False
+        or len({(g.device, g.dtype) for g in grads}) != 1
+        or grads[0].is_sparse
+    ):
+        return None
+    norms = torch.stack(torch._foreach_norm(grads, norm_type))
+    total = torch.linalg.vector_norm(norms, norm_type)
+    _CLIP_WITH_NORM(params, max_norm, total, foreach=foreach)
+    publish_clip_norms([p for p in params if p.grad is not None], norms)
+    return total

@@ -6,8 +6,14 @@ class, dispatching to this instance only; nothing is set on the scheduler, so it
 steps. A scheduler's *horizon* is the count its parameters are written in (StepLR
 ``step_size``, MultiStepLR's last milestone, CosineAnnealingLR ``T_max``, ExponentialLR: steps
 to 1% of the start LR, LinearLR/PolynomialLR ``total_iters``, LambdaLR: the last probed count
-where its factor still changes). Horizons up to ``epoch_horizon_max`` are read as epochs,
-longer ones as optimizer steps; OneCycleLR and CyclicLR always count steps.
+where its factor still moves by more than 1% of its largest value). Horizons up to
+``epoch_horizon_max`` are read as epochs, longer ones as optimizer steps; OneCycleLR and CyclicLR
+always count steps.
+
+trainwell's own schedule objects are understood too: a ``TorchSchedule`` is judged by the torch
+scheduler it holds (its declared ``interval`` decides where the scheduler's own parameters do
+not), and an ``LRSchedule`` (a factor of the optimizer-step count, applied by
+``schedule.after_step(step)``) counts steps whenever its factor changes at all.
 
 * epoch-counted scheduler stepped once per optimizer step, past a whole epoch or its horizon;
 * step-counted scheduler stepped once every many optimizer steps (i.e. once per epoch);
@@ -24,7 +30,7 @@ from torch.optim import lr_scheduler as S
 
 from trainwell.guards.base import Guard
 from trainwell.guards.hooks import CallHandle, before_call
-from trainwell.schedule import scheduler_horizon
+from trainwell.schedule import LRSchedule, TorchSchedule, scheduler_horizon
 
 _PER_STEP = (S.OneCycleLR, S.CyclicLR)
 _PER_EPOCH = (S.StepLR, S.MultiStepLR, S.CosineAnnealingLR, S.ExponentialLR)
@@ -86,16 +92,24 @@ def _step_method(scheduler: Any) -> str:
 
 
 def _lambda_horizon(scheduler: S.LambdaLR) -> int | None:
-    """The last probed count at which any group's factor still changes (None: unknown)."""
+    """The last probed count at which any group's factor still moves (None: unknown)."""
+    return factor_horizon(scheduler.lr_lambdas)
+
+
+def factor_horizon(factors: Any) -> int | None:
+    """The last probed count at which any factor still moves by more than 1% of its largest
+    value (None: it never does, or a factor fails). A decay that has reached ~0 no longer moves:
+    ``0.98 ** epoch`` is spent after a few hundred epochs, however long its tail."""
     last = 0
     try:
-        for fn in scheduler.lr_lambdas:
-            previous = fn(0)
-            for count in _PROBES:
-                value = fn(count)
-                if not math.isclose(value, previous, rel_tol=1e-6, abs_tol=1e-12):
+        for fn in factors:
+            values = [float(fn(0)), *(float(fn(count)) for count in _PROBES)]
+            scale = max(abs(v) for v in values)
+            if not math.isfinite(scale) or scale == 0.0:
+                continue
+            for count, previous, value in zip(_PROBES, values, values[1:], strict=False):
+                if abs(value - previous) > 0.01 * scale:
                     last = max(last, count)
-                previous = value
     except Exception:  # a user's lambda may not accept large counts
         return None
     return last or None
@@ -108,14 +122,35 @@ class SchedulerGuard(Guard):
         scheduler = self.ctx.scheduler
         self.wrapped: CallHandle | None = None
         self.interval = None
+        self.horizon: int | None = None
         self.last_step_count = 0  # ctx.steps at the scheduler's last step
         self.lockstep = 0  # consecutive scheduler steps exactly one optimizer step apart
         self.calls = 0
+        # trainwell's wrappers: the interval a TorchSchedule declares; an LRSchedule's steps
+        self.declared_interval = None
+        if isinstance(scheduler, TorchSchedule):
+            self.declared_interval = scheduler.interval
+            scheduler = scheduler.scheduler
+        self.scheduler = scheduler  # the object whose steps are observed
+        self.own = isinstance(scheduler, LRSchedule)
         if scheduler is None or isinstance(scheduler, S.ReduceLROnPlateau):
             return
-        self.interval = interval_of(scheduler, self.ctx.config.epoch_horizon_max)
+        ctx = self.ctx
+        if self.own:
+            # A factor of the optimizer-step count, applied by ``after_step(step)``: meant for
+            # every optimizer step whenever it changes at all. Applying the same count again
+            # (a plateau schedule after an evaluation) is no step of its own.
+            self.horizon = factor_horizon([scheduler.factor])
+            self.interval = "step" if self.horizon is not None else None
+            self.wrapped = before_call(scheduler, "after_step", self.before_scheduler_step)
+            return
+        self.interval = interval_of(scheduler, ctx.config.epoch_horizon_max)
+        if self.interval is None and self.declared_interval is not None:
+            self.interval = self.declared_interval  # its own parameters do not say: trust it
         self.horizon = horizon(scheduler)
         self.wrapped = before_call(scheduler, _step_method(scheduler), self.before_scheduler_step)
+        if self.declared_interval is not None and ctx.steps_per_epoch and not ctx.in_fit:
+            self.declared(self.declared_interval)
 
     def close(self) -> None:
         if self.wrapped is not None:
@@ -127,7 +162,7 @@ class SchedulerGuard(Guard):
         if self.wrapped is None:
             return
         ctx = self.ctx
-        meant = interval_of(ctx.scheduler, ctx.config.epoch_horizon_max, ctx.steps_per_epoch)
+        meant = interval_of(self.scheduler, ctx.config.epoch_horizon_max, ctx.steps_per_epoch)
         if meant is not None and interval != meant:
             self._report_interval(meant, declared=interval)
 
@@ -135,6 +170,8 @@ class SchedulerGuard(Guard):
         ctx = self.ctx
         gap = ctx.steps - self.last_step_count
         self.calls += 1
+        if gap == 0 and self.own:
+            return  # an LRSchedule applied again for the same step count: nothing advances
         if gap == 0:
             self._report_without_step()
         self.lockstep = self.lockstep + 1 if gap == 1 else 0
@@ -151,7 +188,7 @@ class SchedulerGuard(Guard):
 
     def _report_without_step(self) -> None:
         ctx = self.ctx
-        name = type(ctx.scheduler).__name__
+        name = type(self.scheduler).__name__
         if ctx.steps == 0:
             message = f"{name}.step() was called before the optimizer's first step"
             why = "the first value of the schedule is skipped (e.g. warmup starts one step late)"
@@ -177,7 +214,7 @@ class SchedulerGuard(Guard):
 
     def _report_interval(self, meant: str, *, declared: str, gap: int | None = None) -> None:
         ctx = self.ctx
-        name = type(ctx.scheduler).__name__
+        name = type(self.scheduler).__name__
         span = f" (horizon {self.horizon})" if self.horizon is not None else ""
         if meant == "epoch":
             message = f"{name}{span} counts epochs but is stepped once per optimizer step"
@@ -198,6 +235,17 @@ class SchedulerGuard(Guard):
             code = "scheduler-per-epoch"
         if ctx.in_fit:
             fix = f"pass it to fit() as TorchSchedule(scheduler, interval={meant!r})"
+        elif self.own:
+            fix = (
+                "call schedule.after_step(step) after every optimizer.step() that happened, "
+                "with step = the optimizer steps done so far"
+            )
+        elif self.declared_interval is not None:
+            fix = (
+                f"declare it as TorchSchedule(scheduler, interval={meant!r}) and call its "
+                "after_step(step) after every optimizer step and after_epoch(epoch) after "
+                "every epoch"
+            )
         ctx.report(
             code,
             name=f"scheduler stepped per {declared} but written per {meant}",

@@ -17,15 +17,18 @@ Every hook is a `hooks.Hook`: deep copies (EMA, ``AveragedModel``, best-model co
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import functools
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
 from torch import nn
 
+from trainwell.guards import patch
 from trainwell.guards.base import Context, ForwardRecord, Guard, first_grad_tensor, overrides
 from trainwell.guards.batchnorm import BatchNormBatchGuard
 from trainwell.guards.clipping import ClippingGuard
@@ -36,6 +39,7 @@ from trainwell.guards.grad_norm import GradNormGuard
 from trainwell.guards.graph import EvalGraphGuard, RetainedGraphGuard
 from trainwell.guards.hooks import CallHandle, Hook, before_call
 from trainwell.guards.loss_input import LossInputGuard
+from trainwell.guards.loss_trend import AccumulationScaleGuard, LossTrendGuard
 from trainwell.guards.mode import TrainModeGuard
 from trainwell.guards.nonfinite import NonFiniteGuard
 from trainwell.guards.params import OptimizerParamsGuard
@@ -54,6 +58,8 @@ GUARDS: tuple[type[Guard], ...] = (
     BatchNormBatchGuard,
     GradNormGuard,
     DuplicateBatchGuard,
+    LossTrendGuard,
+    AccumulationScaleGuard,
     NonFiniteGuard,  # last: skip_step rewrites gradients the others have already read
 )
 
@@ -95,7 +101,14 @@ class Watch:
         self.guards: list[Guard] = []
         self.closed = True
         self._last_task = -2
-        self._moments: dict[str, list[Callable[..., Any]]] = {}
+        self._everything = _Table()  # every guard's moments: eval/no-grad forwards, held steps
+        self._tables: list[_Table] = []  # by phase (steps % every), then the unarmed table
+        self._posts: dict[int, list[Callable[[], None]]] = {}  # by phase entered
+        self._table = self._unarmed = _Table()  # the current window's; between armed ones
+        self._pre_hook: Any = None  # the optimizer step pre-hook, while a guard needs it
+        # The first training record of the last armed windows: a graph that outlives its
+        # step keeps the watch armed (``_held``) while it lives.
+        self._tracked: collections.deque[tuple[int, weakref.ref]] = collections.deque(maxlen=4)
         if self.config.enabled:
             self._open()
 
@@ -113,14 +126,9 @@ class Watch:
         self.closed = False
         ctx = self.ctx
         self.guards = [cls(ctx) for cls in GUARDS if getattr(self.config, cls.switch)]
-        self._moments = {
-            moment: [getattr(g, moment) for g in self.guards if overrides(g, moment)]
-            for moment in ("on_forward", "on_backward", "on_step_pre", "on_step_post")
-        }
         ctx.handles.append(
             ctx.model.register_forward_hook(Hook(self._on_forward), with_kwargs=True)
         )
-        ctx.handles.append(ctx.optimizer.register_step_pre_hook(Hook(self._on_step_pre)))
         ctx.handles.append(ctx.optimizer.register_step_post_hook(Hook(self._on_step_post)))
         if ctx.scaler is not None and not ctx.in_fit:
             self._watch_scaler_update(ctx.scaler)
@@ -129,10 +137,93 @@ class Watch:
             for guard in self.guards:
                 guard.attach()
                 attached.append(guard)
+            self._build_tables()
+            self._switch(self._next_table(ctx.steps), first=True)
         except BaseException:
             self.guards = attached  # only these have anything to release
             self._remove_hooks()
             raise
+
+    # ------------------------------------------------------------------ sampled dispatch
+
+    def _build_tables(self) -> None:
+        """Which guard gets which per-step moment in each phase of the ``every``-step cycle
+        (the guards' windows and attach() have set what they need)."""
+        every = self.config.every
+        span = min(every, max((g.window for g in self.guards), default=1))
+        self._span = span
+        self._everything = _Table.of(self.guards, lambda g, m: True)
+        self._tables = [
+            _Table.of(self.guards, functools.partial(_armed_in, phase)) for phase in range(span)
+        ]
+        self._tables.append(_Table.of(self.guards, lambda g, m: m in g.every_step))
+        # on_step_post: to the guards armed in the window that ended or the one beginning
+        self._posts = {}
+        for phase in range(span + 1) if span < every else range(every):
+            before = (phase - 1) % every
+            self._posts[phase] = [
+                g.on_step_post
+                for g in self.guards
+                if overrides(g, "on_step_post")
+                and (
+                    "on_step_post" in g.every_step
+                    or _armed_in(before, g, "")
+                    or _armed_in(phase, g, "")
+                )
+            ]
+        self._unarmed = self._tables[span]
+        self._unarmed_posts = self._unarmed.on_step_post
+
+    def _held(self, steps: int) -> bool:
+        """A training graph of an armed window two or more steps ago is still alive:
+        something keeps graphs across steps (the retained-graph guard follows them), so the
+        watch stays armed until it dies."""
+        tracked = self._tracked
+        while tracked and tracked[0][1]() is None:
+            tracked.popleft()
+        return any(step <= steps - 2 and ref() is not None for step, ref in tracked)
+
+    def _switch(self, new: _Table, *, first: bool = False) -> None:
+        """Make ``new`` the current window's table: arm and disarm the guards whose armed
+        stretch starts or ends, add the step pre-hook while some guard needs it (and remove it
+        when none does), and begin the step."""
+        old, self._table = self._table, new
+        ctx = self.ctx
+        ctx.armed = new.records
+        ctx.begin_step()
+        if new is old and not first:
+            return
+        for guard in old.armed:
+            if guard not in new.armed:
+                guard.on_disarm()
+        for guard in new.armed:
+            if first or guard not in old.armed:
+                guard.on_arm()
+        if new.on_step_pre and self._pre_hook is None:
+            self._pre_hook = ctx.optimizer.register_step_pre_hook(Hook(self._on_step_pre))
+        elif not new.on_step_pre and self._pre_hook is not None:
+            self._pre_hook.remove()
+            self._pre_hook = None
+
+    def _arm_window(self) -> None:
+        """Arm every guard for the rest of this window (a forward in eval mode with gradients
+        on: training in eval mode, or validation that builds a graph; both rare in a healthy
+        loop, so always checked)."""
+        due = self.ctx.due
+        self._switch(self._everything)
+        self.ctx.due = due
+
+    def moved_to(self, steps: int) -> None:
+        """The step count was set from outside (fit() resuming from a checkpoint)."""
+        self.ctx.steps = steps
+        if not self.closed:
+            self._switch(self._next_table(steps))
+
+    def _next_table(self, steps: int) -> _Table:
+        if self._tracked and self._held(steps):
+            return self._everything
+        phase = steps % self.config.every
+        return self._tables[phase] if phase < self._span else self._unarmed
 
     def close(self) -> None:
         """Final read, then remove every hook and wrapper (safe to call twice)."""
@@ -142,9 +233,13 @@ class Watch:
             self.read()
         finally:
             self._remove_hooks()
+        self.ctx.reporter.raise_pending()
 
     def _remove_hooks(self) -> None:
         self.closed = True
+        if self._pre_hook is not None:
+            self._pre_hook.remove()
+            self._pre_hook = None
         for guard in self.guards:
             guard.close()
         for handle in self.ctx.handles:
@@ -167,9 +262,15 @@ class Watch:
         return self.findings
 
     def read(self) -> None:
+        """The host read: each guard queues what it needs (`Context.read_later`), then one
+        transfer for all of them."""
         if not self.closed:
-            for guard in self.guards:
-                guard.on_read()
+            try:
+                for guard in self.guards:
+                    guard.on_read()
+            finally:
+                self.ctx.flush_reads()
+        self.ctx.reporter.raise_pending()
 
     # ------------------------------------------------------------------ hook bodies
 
@@ -179,14 +280,31 @@ class Watch:
         if self.closed:
             return
         grad_enabled = torch.is_grad_enabled()
+        # A training forward: only the current window's guards. Eval-mode or no-grad forwards
+        # (validation, inference: rare) always come to every guard.
+        if grad_enabled and module.training:
+            table = self._table
+            self.ctx.forwards += 1
+            if table is self._unarmed:  # the usual step: unarmed
+                for moment in table.on_forward:
+                    moment(args, kwargs, output, None, True)
+                return
+        else:
+            table = self._everything
+            if grad_enabled and self._table is not table:
+                self._arm_window()  # eval mode with gradients: the rest of the window is armed
         record = None
         if grad_enabled:
             tensor = first_grad_tensor(output)
             if tensor is not None:
                 record = ForwardRecord(self.ctx.steps, module.training)
                 # The hook (and so the record) lives as long as the output or its graph.
-                tensor.register_hook(Hook(functools.partial(self._on_backward, record)))
-        for moment in self._moments["on_forward"]:
+                tensor.register_hook(Hook(self._on_backward, record))
+                if record.training and table is not self._everything:
+                    tracked = self._tracked
+                    if not tracked or tracked[-1][0] != record.step:
+                        tracked.append((record.step, weakref.ref(record)))
+        for moment in table.on_forward:
             moment(args, kwargs, output, record, grad_enabled)
 
     def _on_backward(self, record: ForwardRecord, grad: torch.Tensor) -> None:
@@ -197,32 +315,50 @@ class Watch:
         if task == self._last_task and task >= 0:
             return  # another output of the same backward pass
         self._last_task = task
-        for moment in self._moments["on_backward"]:
+        table = self._table if record.training else self._everything
+        for moment in table.on_backward:
             moment(record)
         self.ctx.backwards += 1
 
     def _on_step_pre(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if self.closed:
             return
-        self.ctx.begin_step()
-        for moment in self._moments["on_step_pre"]:
+        for moment in self._table.on_step_pre:
             moment()
 
     def _on_step_post(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         if self.closed:
             return
-        if self._scaler_skipped(optimizer):
+        ctx = self.ctx
+        if ctx.scaler is not None and self._scaler_skipped(optimizer):
             self.skipped()
             return
-        ctx = self.ctx
-        ctx.steps += 1
-        ctx.backwards = 0
+        steps = ctx.steps = ctx.steps + 1
+        ctx.backwards = ctx.forwards = 0
         ctx.last_window_skipped = False
         self._last_task = -2
-        for moment in self._moments["on_step_post"]:
-            moment()
-        if ctx.due and not ctx.in_fit:  # fit() reads at its own moment (on_step_end)
+        was_due = ctx.due
+        old, new = self._table, self._next_table(steps)
+        if old is new is self._unarmed:  # the usual step, between armed ones
+            for moment in self._unarmed_posts:
+                moment()
+            ctx.due, ctx._norms = False, None
+        else:
+            everything = self._everything
+            if old is everything or new is everything:
+                posts = everything.on_step_post
+            else:
+                posts = self._posts.get(steps % self.config.every, self._unarmed_posts)
+            for moment in posts:
+                moment()
+            self._switch(new)
+        if was_due and not ctx.in_fit:  # fit() reads at its own moment (on_step_end)
             self.read()
+        state = patch._state
+        if getattr(state, "clip_norms", None) is not None:
+            state.clip_norms = None  # this step's: never read as the next one's
+        if ctx.reporter.pending is not None:  # the end of the step: never inside autograd
+            ctx.reporter.raise_pending()
 
     def _scaler_skipped(self, optimizer: Any) -> bool:
         """GradScaler calls a fused optimizer's step even on inf/NaN (its kernel then does
@@ -237,13 +373,15 @@ class Watch:
 
     def skipped(self) -> None:
         """GradScaler skipped the step: the accumulation window ended without an update."""
-        if self.closed or self.ctx.backwards == 0:
+        ctx = self.ctx
+        if self.closed or (ctx.backwards == 0 and ctx.forwards == 0):
             return  # already counted (a fused optimizer's post-step hook saw it first)
-        self.ctx.backwards = 0
+        ctx.backwards = ctx.forwards = 0
         self.ctx.last_window_skipped = True
         self._last_task = -2
         for guard in self.guards:
             guard.on_skip()
+        self.ctx.reporter.raise_pending()
 
     def _watch_scaler_update(self, scaler: torch.amp.GradScaler) -> None:
         self._steps_at_update = self.ctx.steps
@@ -254,6 +392,47 @@ class Watch:
         if self.ctx.steps == self._steps_at_update:
             self.skipped()  # no optimizer step since the last update: the scaler skipped
         self._steps_at_update = self.ctx.steps
+
+
+_MOMENTS = ("on_forward", "on_backward", "on_step_pre", "on_step_post")
+
+
+def _armed_in(phase: int, guard: Guard, moment: str) -> bool:
+    """``guard`` gets ``moment`` in the window at ``phase`` (``steps % every``)."""
+    return phase < guard.window or moment in guard.every_step
+
+
+class _Table:
+    """The per-step moments of one kind of window, and whether it is armed: its training
+    forwards get a ForwardRecord and its backward passes are counted (some guard there has a
+    sampled moment)."""
+
+    __slots__ = ("armed", "on_backward", "on_forward", "on_step_post", "on_step_pre", "records")
+
+    def __init__(self) -> None:
+        self.armed: tuple[Guard, ...] = ()
+        self.records = False
+        self.on_forward: list[Callable[..., None]] = []
+        self.on_backward: list[Callable[..., None]] = []
+        self.on_step_pre: list[Callable[[], None]] = []
+        self.on_step_post: list[Callable[[], None]] = []
+
+    @classmethod
+    def of(cls, guards: list[Guard], gets: Callable[[Guard, str], bool]) -> _Table:
+        table = cls()
+        for moment in _MOMENTS:
+            setattr(
+                table,
+                moment,
+                [getattr(g, moment) for g in guards if overrides(g, moment) and gets(g, moment)],
+            )
+        table.armed = tuple(g for g in guards if gets(g, ""))
+        table.records = any(
+            gets(g, m) and m not in g.every_step and overrides(g, m)
+            for g in guards
+            for m in _MOMENTS
+        )
+        return table
 
 
 def _graph_task_id() -> int:

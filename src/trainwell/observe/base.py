@@ -62,5 +62,8 @@ class Observer:
 
     def on_fit_end(self, result: Any) -> None: ...
 
+    def on_finding(self, finding: Any) -> None:
+        """A runtime guard found a bug (a `trainwell.guards.Finding`), when it was found."""
+
     def close(self) -> None:
         """Release files, bars and hooks; called when fit() ends, normally or by an error."""

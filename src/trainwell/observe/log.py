@@ -65,6 +65,9 @@ class MetricsLog(Observer):
     def on_epoch_end(self, record: dict[str, Any]) -> None:
         self._write({"kind": "epoch", **record})
 
+    def on_finding(self, finding: Any) -> None:
+        self._write({"kind": "finding", **finding.as_dict()})
+
     def close(self) -> None:
         file, self._file = self._file, None
         if file is not None:

@@ -48,7 +48,11 @@ from typing import Any
 
 from trainwell.errors import ConfigError
 
-BUILTIN = {"digits": "trainwell.recipes.digits", "spiral": "trainwell.recipes.spiral"}
+BUILTIN = {
+    "digits": "trainwell.recipes.digits",
+    "spiral": "trainwell.recipes.spiral",
+    "gan": "trainwell.recipes.gan",
+}
 DEFAULT = "digits"
 #: The file in a run directory that says where a ``module:function`` recipe was imported from.
 RECIPE_FILE = "recipe.json"
@@ -71,6 +75,8 @@ class Job:
     - ``metrics``: names (``["accuracy"]``) or `Metric` objects measured on ``val_data``;
     - ``step_fn``: ``step_fn(model, batch) -> loss`` (or ``(loss, outputs)``) for models whose
       loss is not ``loss(model(x), y)``;
+    - ``train_step``: a `trainwell.step.TrainStep` (subclass) that replaces the whole optimizer
+      step, with its own optimizers (several, e.g. a GAN: see ``trainwell.recipes.gan``);
     - ``extra``: anything else the recipe wants to hand back (not used by ``fit()``).
     """
 
@@ -80,6 +86,7 @@ class Job:
     loss: Any = None
     metrics: Any = None
     step_fn: Any = None
+    train_step: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

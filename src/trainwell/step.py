@@ -1,0 +1,220 @@
+"""The step seam: one optimizer step over an accumulation window, as a part.
+
+`TrainStep` is what `fit()` calls once per window, and what a hand-written loop can call
+alone::
+
+    step = TrainStep(model, Optimizers.single(optimizer, schedule, Clipping(1.0)),
+                     loss_step=lambda model, batch: criterion(model(batch[0]), batch[1]),
+                     precision=Precision("bf16", device))
+    for i, window in enumerate(Accumulation(4).windows(loader)):
+        result = step(window, steps_done)      # zero_grad ... schedule, in that order
+        steps_done += result.stepped
+
+Its body is the order every step needs: zero_grad → each micro-batch moved to the device and
+forwarded under autocast → weighted backward (gradients synchronised after the last one only)
+→ unscale → clip by the global norm → step (skipped by GradScaler on inf/NaN) → schedule, only
+on a real step. Subclass it (override `__call__`) for steps with several optimizers — a GAN's
+discriminator and generator — using `Optimizers` to hold them by name; see
+`trainwell.recipes.gan`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+
+from trainwell.accumulation import MicroBatch
+from trainwell.batch import loss_of
+from trainwell.clipping import Clipping
+from trainwell.precision import Precision
+from trainwell.schedule import Schedule
+from trainwell.strategy import SingleDevice, Strategy
+
+#: ``loss_step(model, batch) -> loss`` (or ``(loss, outputs)``), for one micro-batch.
+LossStep = Callable[[nn.Module, Any], Any]
+
+
+class ConstantLR:
+    """The schedule of an optimizer that has none: the LR it was built with, unchanged."""
+
+    def __init__(self, optimizer: torch.optim.Optimizer) -> None:
+        self.optimizer = optimizer
+
+    def after_step(self, step: int) -> None: ...
+
+    def after_epoch(self, epoch: int) -> None: ...
+
+    def after_eval(self, metrics: Mapping[str, float]) -> None: ...
+
+    @property
+    def lr(self) -> float:
+        return self.optimizer.param_groups[-1]["lr"]
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None: ...
+
+
+@dataclass
+class OptimizerSlot:
+    """One optimizer with what steps it: its schedule, its clipping, the parameters it clips,
+    and the module it trains (what the runtime guards watch with it)."""
+
+    optimizer: torch.optim.Optimizer
+    schedule: Schedule
+    clipping: Clipping
+    parameters: list[torch.Tensor]
+    module: nn.Module | None = None
+
+
+class Optimizers(Mapping[str, OptimizerSlot]):
+    """Optimizers by name, each with its schedule and clipping: one stateful container.
+
+    Saved and restored with the run's state through `state_parts`: a single optimizer under
+    the names ``optimizer`` and ``schedule``, several under ``optimizer.<name>`` and
+    ``schedule.<name>``.
+    """
+
+    def __init__(self, slots: Mapping[str, OptimizerSlot]) -> None:
+        if not slots:
+            raise ValueError("Optimizers needs at least one optimizer")
+        self.slots = dict(slots)
+
+    @classmethod
+    def single(
+        cls,
+        optimizer: torch.optim.Optimizer,
+        schedule: Schedule | None = None,
+        clipping: Clipping | None = None,
+        *,
+        module: nn.Module | None = None,
+        parameters: list[torch.Tensor] | None = None,
+    ) -> Optimizers:
+        """One optimizer (named ``main``); no schedule keeps its LR, no clipping measures only."""
+        entry = slot(optimizer, schedule, clipping, module=module, parameters=parameters)
+        return cls({"main": entry})
+
+    def __getitem__(self, name: str) -> OptimizerSlot:
+        return self.slots[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.slots)
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+    @property
+    def main(self) -> OptimizerSlot:
+        """The first optimizer: the one whose LR and gradient norm the run logs."""
+        return next(iter(self.slots.values()))
+
+    def after_epoch(self, epoch: int) -> None:
+        for entry in self.slots.values():
+            entry.schedule.after_epoch(epoch)
+
+    def after_eval(self, metrics: Mapping[str, float]) -> None:
+        for entry in self.slots.values():
+            entry.schedule.after_eval(metrics)
+
+    def state_parts(self) -> dict[str, Any]:
+        """The stateful parts under the names the checkpoint keeps them by."""
+        if len(self.slots) == 1:
+            entry = self.main
+            return {"optimizer": entry.optimizer, "schedule": entry.schedule}
+        parts: dict[str, Any] = {}
+        for name, entry in self.slots.items():
+            parts[f"optimizer.{name}"] = entry.optimizer
+            parts[f"schedule.{name}"] = entry.schedule
+        return parts
+
+
+def slot(
+    optimizer: torch.optim.Optimizer,
+    schedule: Schedule | None = None,
+    clipping: Clipping | None = None,
+    *,
+    module: nn.Module | None = None,
+    parameters: list[torch.Tensor] | None = None,
+) -> OptimizerSlot:
+    """An `OptimizerSlot` with defaults: constant LR, norm measured but not clipped, and the
+    optimizer's parameters clipped (pass ``parameters`` in the model's order for the global
+    norm a hand loop over ``model.parameters()`` computes, bit for bit)."""
+    if parameters is None:
+        parameters = [
+            p for group in optimizer.param_groups for p in group["params"] if p.requires_grad
+        ]
+    return OptimizerSlot(
+        optimizer,
+        schedule if schedule is not None else ConstantLR(optimizer),
+        clipping if clipping is not None else Clipping(max_norm=None),
+        parameters,
+        module,
+    )
+
+
+@dataclass
+class StepResult:
+    """What one step did, as device tensors (nothing here syncs with the host)."""
+
+    loss: torch.Tensor  # the window's loss: its micro-batch losses, weighted as backpropagated
+    grad_norm: torch.Tensor  # the pre-clip global gradient norm of the main optimizer
+    lr: float  # the LR the main optimizer's update used (the schedule moves it after)
+    stepped: bool  # False when GradScaler skipped the update (inf/NaN gradients)
+    logs: dict[str, torch.Tensor] = field(default_factory=dict)  # more losses to log, e.g. d_loss
+
+
+class TrainStep:
+    """One optimizer step over an accumulation window (see the module docstring)."""
+
+    def __init__(
+        self,
+        model: nn.Module,
+        optimizers: Optimizers,
+        *,
+        loss_step: LossStep | None = None,
+        precision: Precision | None = None,
+        strategy: Strategy | None = None,
+    ) -> None:
+        self.model = model
+        self.optimizers = optimizers
+        self.loss_step = loss_step
+        self.precision = precision or Precision("fp32", "cpu")
+        self.strategy = strategy or SingleDevice(self.precision.device)
+        self.bound = precision is not None  # fit() leaves a step's own precision alone
+
+    def bind(self, precision: Precision, strategy: Strategy) -> None:
+        """Use the run's precision and strategy (what `fit()` does for a step built without
+        them, e.g. by a recipe that cannot know the device)."""
+        if not self.bound:
+            self.precision, self.strategy, self.bound = precision, strategy, True
+
+    def __call__(self, window: Sequence[MicroBatch], steps_done: int) -> StepResult:
+        """Run the window; ``steps_done`` counts the updates before it (the schedule's step)."""
+        entry = self.optimizers.main
+        optimizer, precision, strategy = entry.optimizer, self.precision, self.strategy
+        optimizer.zero_grad(set_to_none=True)  # gradients add up across backward() calls
+        window_loss = torch.zeros((), device=strategy.device)
+        assert self.loss_step is not None, "TrainStep needs loss_step (or override __call__)"
+        for micro in window:
+            batch = strategy.to_device(micro.batch)  # one micro-batch on the device at a time
+            with precision.autocast():  # forward and loss in low precision, not backward
+                loss = loss_of(self.loss_step(self.model, batch))
+            weighted = micro.weigh(loss)  # x 1/n, or x count/total, in the window
+            strategy.backward(weighted, precision, self.model, last=micro.is_last)
+            window_loss += weighted.detach()  # detached: keeps no graph alive
+        precision.unscale_(optimizer)  # clip the true gradients, not fp16-scaled ones
+        grad_norm = strategy.clip(entry.clipping, entry.parameters)
+        lr = optimizer.param_groups[-1]["lr"]  # the LR this update uses
+        stepped = precision.step(optimizer)  # False when GradScaler skipped inf/NaN
+        if stepped:
+            entry.schedule.after_step(steps_done + 1)  # advances only on real steps
+        return StepResult(window_loss, grad_norm, lr, stepped)
+
+    def state_parts(self) -> dict[str, Any]:
+        """What a restart needs from the step: its optimizers and schedules, by name."""
+        return self.optimizers.state_parts()

@@ -1,0 +1,127 @@
+"""The strategy seam: what differs between one process and many, in one small object.
+
+`fit()` and `TrainStep` never ask "am I distributed?"; they call the strategy at the moments
+where one process and many differ:
+
+* ``to_device(batch)`` and ``prepare(model)``: where tensors and the model live;
+* ``backward(loss, precision, model, last)``: with several processes, gradients are
+  synchronised only after the last micro-batch of a window (``no_sync`` on the others);
+* ``clip(clipping, params)``: the global gradient norm (over shards, for sharded gradients);
+* ``reduce(total, count)``: sums and counts over processes (means of means are wrong);
+* ``agree(flag)``: a stop decision (preemption, early stopping, a guard) every rank takes
+  together, so no rank waits forever in a collective the others left;
+* ``is_main``: the one process that prints and writes files;
+* ``model_state``/``load_model_state`` and ``optimizer_state``/``load_optimizer_state``: full
+  state dicts, whatever the wrapping or sharding;
+* ``rank``/``world_size``: what the data loader shards by.
+
+Only `SingleDevice` exists so far; DDP and FSDP2 come behind the same interface.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any, Protocol, runtime_checkable
+
+import torch
+from torch import nn
+
+from trainwell.device import move_to
+
+
+@runtime_checkable
+class Strategy(Protocol):
+    """What `fit()` and `TrainStep` need from the process layout (see the module docstring)."""
+
+    device: torch.device
+    rank: int
+    world_size: int
+
+    @property
+    def is_main(self) -> bool: ...
+
+    def prepare(self, model: nn.Module) -> nn.Module: ...
+
+    def to_device(self, batch: Any) -> Any: ...
+
+    def backward(
+        self, loss: torch.Tensor, precision: Any, model: nn.Module, last: bool
+    ) -> None: ...
+
+    def clip(self, clipping: Any, parameters: list[torch.Tensor]) -> torch.Tensor: ...
+
+    def reduce(
+        self, total: torch.Tensor, count: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]: ...
+
+    def agree(self, flag: bool) -> bool: ...
+
+    def model_state(self, model: nn.Module) -> dict[str, Any]: ...
+
+    def load_model_state(self, model: nn.Module, state: dict[str, Any]) -> None: ...
+
+    def optimizer_state(
+        self, model: nn.Module, optimizer: torch.optim.Optimizer
+    ) -> dict[str, Any]: ...
+
+    def load_optimizer_state(
+        self, model: nn.Module, optimizer: torch.optim.Optimizer, state: dict[str, Any]
+    ) -> None: ...
+
+
+class SingleDevice:
+    """One process on one device: every moment is the plain single-process operation."""
+
+    rank = 0
+    world_size = 1
+
+    def __init__(self, device: torch.device | str = "cpu") -> None:
+        self.device = torch.device(device)
+
+    @property
+    def is_main(self) -> bool:
+        return True
+
+    def prepare(self, model: nn.Module) -> nn.Module:
+        """Move ``model`` to the device (before any optimizer is built over its parameters)."""
+        return model.to(self.device)
+
+    def to_device(self, batch: Any) -> Any:
+        return move_to(batch, self.device, non_blocking=True)
+
+    @contextlib.contextmanager
+    def no_sync(self, model: nn.Module, last: bool) -> Iterator[None]:
+        """Around a backward: several processes skip the gradient all-reduce unless ``last``."""
+        yield
+
+    def backward(self, loss: torch.Tensor, precision: Any, model: nn.Module, last: bool) -> None:
+        """Backward of ``loss`` (scaled for fp16 by ``precision``)."""
+        with self.no_sync(model, last):
+            precision.backward(loss)
+
+    def clip(self, clipping: Any, parameters: list[torch.Tensor]) -> torch.Tensor:
+        """Clip by the global norm of ``parameters``' gradients; returns the pre-clip norm."""
+        return clipping(parameters)
+
+    def reduce(self, total: torch.Tensor, count: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(sum, count)`` over all processes: here, as given."""
+        return total, count
+
+    def agree(self, flag: bool) -> bool:
+        """True when any process says so: here, this one's word."""
+        return flag
+
+    def model_state(self, model: nn.Module) -> dict[str, Any]:
+        return model.state_dict()
+
+    def load_model_state(self, model: nn.Module, state: dict[str, Any]) -> None:
+        model.load_state_dict(state)
+
+    def optimizer_state(self, model: nn.Module, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+        return optimizer.state_dict()
+
+    def load_optimizer_state(
+        self, model: nn.Module, optimizer: torch.optim.Optimizer, state: dict[str, Any]
+    ) -> None:
+        optimizer.load_state_dict(state)
