@@ -18,9 +18,9 @@ _EXPORTS = {
     "MicroBatch": "accumulation",
     "Checkpointer": "checkpoint",
     "load_checkpoint": "checkpoint",
-    "load_weights": "checkpoint",
-    "export_weights": "checkpoint",
-    "save_atomic": "checkpoint",
+    "load_weights": "weights",
+    "export_weights": "weights",
+    "save_atomic": "atomic",
     "Clipping": "clipping",
     "grad_norm": "clipping",
     "Config": "config",
@@ -92,13 +92,8 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # static analysers and IDEs see the real names
     from trainwell.accumulation import Accumulation, MicroBatch
-    from trainwell.checkpoint import (
-        Checkpointer,
-        export_weights,
-        load_checkpoint,
-        load_weights,
-        save_atomic,
-    )
+    from trainwell.atomic import save_atomic
+    from trainwell.checkpoint import Checkpointer, load_checkpoint
     from trainwell.clipping import Clipping, grad_norm
     from trainwell.config import Config, build_config, load_config
     from trainwell.data import (

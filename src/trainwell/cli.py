@@ -222,9 +222,10 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from trainwell.checkpoint import load_checkpoint, load_weights
+    from trainwell.checkpoint import load_checkpoint
     from trainwell.config import load_config
     from trainwell.loop import evaluate
+    from trainwell.weights import load_weights
 
     run_dir = Path(args.run_dir)
     config_file = run_dir / "config.yaml"
@@ -268,7 +269,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from trainwell.checkpoint import export_weights
+    from trainwell.weights import export_weights
 
     source = Path(args.run_dir)
     if source.is_dir():
@@ -469,7 +470,7 @@ def _recipe(name: str, run_dir: Path | None = None) -> tuple[Any, Any]:
 
 def _record_recipe(run_dir: Path, recipe_name: str) -> None:
     """Write ``recipe.json``: where a ``module:function`` recipe was imported from."""
-    from trainwell.checkpoint import write_text_atomic
+    from trainwell.atomic import write_text_atomic
     from trainwell.recipes import RECIPE_FILE, recipe_origin
 
     origin = recipe_origin(recipe_name)

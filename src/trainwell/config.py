@@ -23,6 +23,7 @@ from typing import Any, Literal, Union
 import yaml
 
 from trainwell.errors import ConfigError
+from trainwell.fields import option
 from trainwell.guards.config import GuardsConfig, validate_guards
 
 Precision = Literal["fp32", "bf16", "fp16", "auto"]
@@ -41,95 +42,141 @@ ScheduleName = Literal[
 
 @dataclass(frozen=True)
 class RunConfig:
-    recipe: str | None = None  # the built-in recipe or module:function this run trains (CLI)
-    seed: int = 0  # seeds python, numpy, torch and the data order
-    deterministic: bool = False  # deterministic kernels (slower): bit-exact repeats on GPU
-    device: str = "auto"  # auto (cuda > mps > cpu), or cpu, cuda, cuda:1, mps
-    dir: str | None = None  # run directory for config, metrics, checkpoints; null: write nothing
-    log_every: int = 50  # optimizer steps between logged values (the only per-step host syncs)
-    progress: bool = True  # live progress bar per epoch and a one-line summary per epoch
-    quiet: bool = False  # print nothing but errors
+    recipe: str | None = option(
+        None, "the built-in recipe or module:function this run trains (CLI)"
+    )
+    seed: int = option(0, "seeds python, numpy, torch and the data order")
+    deterministic: bool = option(False, "deterministic kernels (slower): bit-exact repeats on GPU")
+    device: str = option("auto", "auto (cuda > mps > cpu), or cpu, cuda, cuda:1, mps")
+    dir: str | None = option(
+        None, "run directory for config, metrics, checkpoints; null: write nothing"
+    )
+    log_every: int = option(
+        50, "optimizer steps between logged values (the only per-step host syncs)"
+    )
+    progress: bool = option(True, "live progress bar per epoch and a one-line summary per epoch")
+    quiet: bool = option(False, "print nothing but errors")
 
 
 @dataclass(frozen=True)
 class DataConfig:
-    batch_size: int = 64  # samples per micro-batch
-    eval_batch_size: int | None = None  # samples per validation batch; null: 4 x batch_size
-    shuffle: bool = True  # reshuffle the training data every epoch (order = f(seed, epoch))
-    drop_last: bool = False  # drop a short last batch (spares BatchNorm a tiny batch)
-    num_workers: int | Literal["auto"] = 0  # Dataset worker processes (0: none; auto: measured)
-    pin_memory: bool | None = None  # page-locked host batches; null: on when training on CUDA
-    persistent_workers: bool = True  # keep workers alive between epochs
-    prefetch_factor: int = 2  # batches each worker loads ahead
-    device_fraction: float = 0.25  # tensors move to the GPU once if they fit in this share of it
-    input_bound_threshold: float | None = 0.2  # warn when data wait exceeds this share; null: off
+    batch_size: int = option(64, "samples per micro-batch")
+    eval_batch_size: int | None = option(None, "samples per validation batch; null: 4 x batch_size")
+    shuffle: bool = option(True, "reshuffle the training data every epoch (order = f(seed, epoch))")
+    drop_last: bool = option(False, "drop a short last batch (spares BatchNorm a tiny batch)")
+    num_workers: int | Literal["auto"] = option(
+        0, "Dataset worker processes (0: none; auto: measured)"
+    )
+    pin_memory: bool | None = option(
+        None, "page-locked host batches; null: on when training on CUDA"
+    )
+    persistent_workers: bool = option(True, "keep workers alive between epochs")
+    prefetch_factor: int = option(2, "batches each worker loads ahead")
+    device_fraction: float = option(
+        0.25, "tensors move to the GPU once if they fit in this share of it"
+    )
+    input_bound_threshold: float | None = option(
+        0.2, "warn when data wait exceeds this share; null: off"
+    )
 
 
 @dataclass(frozen=True)
 class TrainConfig:
-    max_epochs: int = 10  # passes over the training data
-    max_steps: int | None = None  # stop after this many optimizer steps (sets schedule length)
-    accumulate_steps: int = 1  # micro-batches per optimizer step (gradient accumulation)
-    weight_by: str | None = None  # batch key with a per-batch count (e.g. num_tokens) to weight by
-    precision: Precision = "fp32"  # fp32 | bf16 | fp16 (with GradScaler) | auto
-    clip_norm: float | None = 1.0  # clip to this global L2 norm (after unscaling); null: off
-    clip_value: float | None = None  # clamp each gradient element to [-v, v]; null: off
-    eval_every: int = 1  # epochs between validations
+    max_epochs: int = option(10, "passes over the training data")
+    max_steps: int | None = option(
+        None, "stop after this many optimizer steps (sets schedule length)"
+    )
+    accumulate_steps: int = option(1, "micro-batches per optimizer step (gradient accumulation)")
+    weight_by: str | None = option(
+        None, "batch key with a per-batch count (e.g. num_tokens) to weight by"
+    )
+    precision: Precision = option("fp32", "fp32 | bf16 | fp16 (with GradScaler) | auto")
+    clip_norm: float | None = option(
+        1.0, "clip to this global L2 norm (after unscaling); null: off"
+    )
+    clip_value: float | None = option(None, "clamp each gradient element to [-v, v]; null: off")
+    eval_every: int = option(1, "epochs between validations")
 
 
 @dataclass(frozen=True)
 class OptimConfig:
-    name: Literal["adamw", "sgd"] = "adamw"  # optimizer
-    lr: float = 1e-3  # peak learning rate
-    weight_decay: float = 0.01  # decoupled weight decay; never on biases, norms, embeddings, 1-D
-    betas: tuple[float, float] = (0.9, 0.999)  # AdamW moment coefficients
-    eps: float = 1e-8  # AdamW denominator epsilon
-    momentum: float = 0.9  # SGD momentum
-    nesterov: bool = False  # SGD Nesterov momentum
-    layer_decay: float | None = None  # layer-wise LR decay for fine-tuning (e.g. 0.75); null: off
-    layers: str | None = None  # ModuleList path(s) for layer_decay, comma-separated; null: auto
-    impl: Literal["auto", "fused", "foreach", "for_loop"] = "auto"  # auto: fused where available
+    name: Literal["adamw", "sgd"] = option("adamw", "optimizer")
+    lr: float = option(1e-3, "peak learning rate")
+    weight_decay: float = option(
+        0.01, "decoupled weight decay; never on biases, norms, embeddings, 1-D"
+    )
+    betas: tuple[float, float] = option((0.9, 0.999), "AdamW moment coefficients")
+    eps: float = option(1e-8, "AdamW denominator epsilon")
+    momentum: float = option(0.9, "SGD momentum")
+    nesterov: bool = option(False, "SGD Nesterov momentum")
+    layer_decay: float | None = option(
+        None, "layer-wise LR decay for fine-tuning (e.g. 0.75); null: off"
+    )
+    layers: str | None = option(
+        None, "ModuleList path(s) for layer_decay, comma-separated; null: auto"
+    )
+    impl: Literal["auto", "fused", "foreach", "for_loop"] = option(
+        "auto", "auto: fused where available"
+    )
 
 
 @dataclass(frozen=True)
 class ScheduleConfig:
-    name: ScheduleName = "warmup_cosine"  # LR schedule, stepped for you on its interval
-    warmup_steps: int = 0  # optimizer steps of linear warmup (cosine, linear, constant, plateau)
-    warmup_ratio: float = 0.0  # warmup as a fraction of total steps (when warmup_steps is 0)
-    min_lr_ratio: float = 0.0  # floor of the decay, as a fraction of the peak LR
-    step_size: int = 10  # step: epochs between decays
-    milestones: tuple[int, ...] = ()  # multistep: epochs at which the LR decays
-    gamma: float = 0.1  # step, multistep, exponential: decay factor
-    cycle_epochs: int = 10  # cosine_restarts: epochs in the first cycle
-    cycle_mult: int = 1  # cosine_restarts: growth factor of each next cycle
-    pct_start: float = 0.3  # one_cycle: fraction of steps spent increasing the LR
-    plateau_patience: int = 2  # plateau: evaluations without improvement before a reduction
-    plateau_factor: float = 0.5  # plateau: LR multiplier on each reduction
-    plateau_threshold: float = 1e-4  # plateau: relative improvement that counts as better
+    name: ScheduleName = option("warmup_cosine", "LR schedule, stepped for you on its interval")
+    warmup_steps: int = option(
+        0, "optimizer steps of linear warmup (cosine, linear, constant, plateau)"
+    )
+    warmup_ratio: float = option(
+        0.0, "warmup as a fraction of total steps (when warmup_steps is 0)"
+    )
+    min_lr_ratio: float = option(0.0, "floor of the decay, as a fraction of the peak LR")
+    step_size: int = option(10, "step: epochs between decays")
+    milestones: tuple[int, ...] = option((), "multistep: epochs at which the LR decays")
+    gamma: float = option(0.1, "step, multistep, exponential: decay factor")
+    cycle_epochs: int = option(10, "cosine_restarts: epochs in the first cycle")
+    cycle_mult: int = option(1, "cosine_restarts: growth factor of each next cycle")
+    pct_start: float = option(0.3, "one_cycle: fraction of steps spent increasing the LR")
+    plateau_patience: int = option(2, "plateau: evaluations without improvement before a reduction")
+    plateau_factor: float = option(0.5, "plateau: LR multiplier on each reduction")
+    plateau_threshold: float = option(1e-4, "plateau: relative improvement that counts as better")
 
 
 @dataclass(frozen=True)
 class MonitorConfig:
-    metric: str = "val_loss"  # metric for best checkpoint, early stopping and plateau schedule
-    mode: Literal["min", "max"] = "min"  # whether lower or higher is better
-    restore_best: bool = True  # after fit(), the model holds the best weights, not the last
+    metric: str = option(
+        "val_loss", "metric for best checkpoint, early stopping and plateau schedule"
+    )
+    mode: Literal["min", "max"] = option("min", "whether lower or higher is better")
+    restore_best: bool = option(True, "after fit(), the model holds the best weights, not the last")
 
 
 @dataclass(frozen=True)
 class EarlyStopConfig:
-    patience: int | None = None  # evaluations without improvement before stopping; null: off
-    min_delta: float = 0.0  # smallest change of the monitored metric that counts as improvement
+    patience: int | None = option(
+        None, "evaluations without improvement before stopping; null: off"
+    )
+    min_delta: float = option(
+        0.0, "smallest change of the monitored metric that counts as improvement"
+    )
 
 
 @dataclass(frozen=True)
 class CheckpointConfig:
-    every_epochs: int | None = 1  # save the full training state every N epochs (and at the end)
-    every_steps: int | None = None  # also save every N optimizer steps, mid-epoch; null: off
-    keep_last: int = 2  # newest checkpoints to keep
-    keep_best: int = 1  # best checkpoints (by monitor.metric) to keep besides the newest
-    async_save: bool = False  # copy state to CPU and write it in a background thread
-    grace_period_s: float = 30.0  # warn when one save takes longer (preemption notices are short)
-    resume: str | None = None  # a checkpoint file, a run directory, or "auto" (this run's newest)
+    every_epochs: int | None = option(
+        1, "save the full training state every N epochs (and at the end)"
+    )
+    every_steps: int | None = option(
+        None, "also save every N optimizer steps, mid-epoch; null: off"
+    )
+    keep_last: int = option(2, "newest checkpoints to keep")
+    keep_best: int = option(1, "best checkpoints (by monitor.metric) to keep besides the newest")
+    async_save: bool = option(False, "copy state to CPU and write it in a background thread")
+    grace_period_s: float = option(
+        30.0, "warn when one save takes longer (preemption notices are short)"
+    )
+    resume: str | None = option(
+        None, 'a checkpoint file, a run directory, or "auto" (this run\'s newest)'
+    )
 
 
 @dataclass(frozen=True)
@@ -147,8 +194,12 @@ class Config:
     monitor: MonitorConfig = field(default_factory=MonitorConfig)
     early_stop: EarlyStopConfig = field(default_factory=EarlyStopConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
-    guards: GuardsConfig = field(default_factory=GuardsConfig)  # runtime guards (docs/guards.md)
-    model: Any = field(default_factory=NoModelConfig)  # the recipe's own options (a dataclass)
+    guards: GuardsConfig = field(
+        default_factory=GuardsConfig, metadata={"help": "runtime guards (docs/guards.md)"}
+    )
+    model: Any = field(
+        default_factory=NoModelConfig, metadata={"help": "the recipe's own options (a dataclass)"}
+    )
 
     def to_dict(self) -> dict[str, Any]:
         """The config as plain nested dicts (tuples become lists), ready for YAML or JSON."""
@@ -242,29 +293,34 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
 
 def save_config(config: Config, path: str | Path) -> None:
     """Write the resolved config as YAML."""
-    from trainwell.checkpoint import write_text_atomic  # a kill mid-write must not lose the config
+    from trainwell.atomic import write_text_atomic  # a kill mid-write must not lose the config
 
     write_text_atomic(yaml.safe_dump(config.to_dict(), sort_keys=False), path)
 
 
 def config_help(config: Config | None = None) -> str:
     """Every config key with its default and its one-line doc, for ``--help`` screens."""
-    import inspect
-
     config = config or Config()
     lines = []
     for section in dataclasses.fields(config):
         sub = getattr(config, section.name)
         if not dataclasses.is_dataclass(sub):
             continue
-        comments = _field_comments(type(sub), inspect)
         for f in dataclasses.fields(sub):
             default = getattr(sub, f.name)
             lines.append(
-                f"  {section.name}.{f.name}={_as_written(default)}  "
-                f"{comments.get(f.name, '')}".rstrip()
+                f"  {section.name}.{f.name}={_as_written(default)}  {field_help(f)}".rstrip()
             )
     return "\n".join(lines)
+
+
+def field_help(f: dataclasses.Field[Any]) -> str:
+    """A config field's one-line help: its ``metadata["help"]`` (see `option`), or ""."""
+    return f.metadata.get("help") or ""
+
+
+#: Help for the ``guards`` keys until `GuardsConfig` (trainwell/guards/config.py) carries it in
+#: its fields' metadata, like the sections above; a field's own metadata wins. Delete this then.
 
 
 def _as_written(value: Any) -> str:
@@ -278,19 +334,6 @@ def _as_written(value: Any) -> str:
     if isinstance(value, str):
         return value if value and _parse_yaml_scalar(value) == value else json.dumps(value)
     return repr(value)
-
-
-def _field_comments(cls: type, inspect: Any) -> dict[str, str]:
-    try:
-        source = inspect.getsource(cls)
-    except (OSError, TypeError):
-        return {}
-    comments = {}
-    for line in source.splitlines():
-        name, sep, rest = line.strip().partition(":")
-        if sep and "#" in rest and name.isidentifier():
-            comments[name] = rest.split("#", 1)[1].strip()
-    return comments
 
 
 def _deep_update(target: dict[str, Any], source: Mapping[str, Any]) -> None:

@@ -159,6 +159,6 @@ def _kept_last(why: str) -> str:
 
 
 def _unwrap(model: Any) -> Any:
-    from trainwell.checkpoint import unwrap_model
+    from trainwell.weights import unwrap_model
 
     return unwrap_model(model)

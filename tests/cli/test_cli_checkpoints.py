@@ -127,11 +127,11 @@ def test_export_never_writes_over_a_checkpoint_and_uses_the_usual_permissions(tm
 def test_a_full_disk_exits_4_with_a_message_and_keeps_the_previous_checkpoint(
     tmp_path, monkeypatch, capsys, async_save
 ):
-    import trainwell.checkpoint as checkpoint
+    import trainwell.atomic as atomic
 
-    real = checkpoint._HashingWriter.write
+    real = atomic._HashingWriter.write
     saves = {"started": 0}
-    real_init = checkpoint._HashingWriter.__init__
+    real_init = atomic._HashingWriter.__init__
 
     def init(self, file):
         saves["started"] += 1
@@ -142,8 +142,8 @@ def test_a_full_disk_exits_4_with_a_message_and_keeps_the_previous_checkpoint(
             raise OSError(28, "No space left on device")
         return real(self, data)
 
-    monkeypatch.setattr(checkpoint._HashingWriter, "__init__", init)
-    monkeypatch.setattr(checkpoint._HashingWriter, "write", write)
+    monkeypatch.setattr(atomic._HashingWriter, "__init__", init)
+    monkeypatch.setattr(atomic._HashingWriter, "write", write)
     run = tmp_path / "run"
     code = main(
         ["train", "--recipe", "spiral", "--run-dir", str(run), "--set", "train.max_epochs=3"]

@@ -13,11 +13,11 @@ import trainwell as tw
 from trainwell.checkpoint import (
     CheckpointWarning,
     find_checkpoint,
-    load_weights,
     restore,
     state_of,
     verify,
 )
+from trainwell.weights import load_weights
 
 
 class Custom:
@@ -328,7 +328,7 @@ def test_every_read_of_a_checkpoint_with_a_sidecar_verifies_its_checksum(
             tw.load_weights(model, path)
         with pytest.raises(tw.CheckpointError, match="checksum"):
             tw.export_weights(path, tmp_path / "out.safetensors")
-    from trainwell.checkpoint import read_weights
+    from trainwell.weights import read_weights
 
     with pytest.raises(tw.CheckpointError, match="step-00000001.pt"):
         read_weights(step)
@@ -390,16 +390,16 @@ def test_exported_files_get_the_usual_permissions(tmp_path, fmt):
 
 def _failing_writer(monkeypatch, error, after_bytes=2000):
     """Make every checkpoint write fail once ``after_bytes`` have gone out (a disk filling up)."""
-    import trainwell.checkpoint as checkpoint
+    import trainwell.atomic as atomic
 
-    real = checkpoint._HashingWriter.write
+    real = atomic._HashingWriter.write
 
     def write(self, data):
         if self.size + len(data) > after_bytes:
             raise error
         return real(self, data)
 
-    monkeypatch.setattr(checkpoint._HashingWriter, "write", write)
+    monkeypatch.setattr(atomic._HashingWriter, "write", write)
 
 
 ENOSPC = OSError(28, "No space left on device")

@@ -348,3 +348,79 @@ def test_config_help_shows_defaults_as_they_are_written():
     for line in lines:  # every default shown can be pasted back as an override
         key, value = line.strip().split("  ")[0].split("=", 1)
         assert tw.build_config(overrides=[f"{key}={value}"]) == tw.build_config(), line
+
+
+def _leaf_fields(config, prefix=""):
+    """(dotted key, owning class, field) for every leaf of a config tree, sections recursed."""
+    import dataclasses
+
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if dataclasses.is_dataclass(value):
+            yield from _leaf_fields(value, f"{prefix}{f.name}.")
+        else:
+            yield f"{prefix}{f.name}", type(config), f
+
+
+def test_every_config_key_has_help_in_its_metadata():
+    from trainwell.config import field_help
+
+    leaves = list(_leaf_fields(Config()))
+    assert len(leaves) > 60 and any(key.startswith("guards.") for key, _, _ in leaves)
+    for key, _, f in leaves:
+        help_text = f.metadata.get("help")
+        assert isinstance(help_text, str) and help_text.strip(), (
+            f"{key} has no help: declare it with option(default, help)"
+        )
+        assert "\n" not in help_text, f"{key}: help is one line"
+        assert field_help(f) == help_text
+
+
+def test_config_help_lists_keys_with_their_help():
+    from trainwell.config import config_help
+
+    lines = config_help().splitlines()
+    for expected in (
+        "  optim.lr=0.001  peak learning rate",
+        "  train.precision=fp32  fp32 | bf16 | fp16 (with GradScaler) | auto",
+        "  data.batch_size=64  samples per micro-batch",
+        "  checkpoint.resume=null  a checkpoint file, a run directory, or "
+        '"auto" (this run\'s newest)',
+        "  guards.every=50  optimizer steps between the guards' host reads and sampled checks",
+    ):
+        assert expected in lines
+    keys = [line.split("=", 1)[0].strip() for line in lines]
+    assert keys == [key for key, _, _ in _leaf_fields(Config())]
+
+
+def test_config_help_does_not_need_the_source_code(monkeypatch):
+    import inspect
+
+    from trainwell.config import config_help
+
+    expected = config_help()
+
+    def no_source(obj):
+        raise OSError("source code not available")
+
+    monkeypatch.setattr(inspect, "getsource", no_source)
+    monkeypatch.setattr(inspect, "getsourcelines", no_source)
+    assert config_help() == expected
+
+
+def test_option_keeps_help_in_metadata_and_copies_mutable_defaults():
+    import dataclasses
+
+    from trainwell.config import field_help, option
+
+    @dataclass
+    class Opts:
+        rate: float = option(0.5, "a rate", metadata={"unit": "1/s"})
+        names: list = option(["a"], "some names")
+
+    first, second = Opts(), Opts()
+    first.names.append("b")
+    assert second.names == ["a"] and Opts().names == ["a"]
+    rate, names = dataclasses.fields(Opts)
+    assert dict(rate.metadata) == {"unit": "1/s", "help": "a rate"}
+    assert field_help(rate) == "a rate" and field_help(names) == "some names"

@@ -19,7 +19,7 @@ from torch import nn
 from torch.utils.data import Dataset
 
 import trainwell as tw
-import trainwell.checkpoint as checkpoint_module
+import trainwell.atomic as atomic_module
 
 
 class NoisyBlobs(Dataset):
@@ -48,9 +48,9 @@ class Killer(tw.Observer):
 
 def kill_in_save(nth: int) -> None:
     """SIGKILL halfway through the bytes of the nth checkpoint write."""
-    original = checkpoint_module._HashingWriter.write
+    original = atomic_module._HashingWriter.write
     calls = {"saves": 0}
-    original_init = checkpoint_module._HashingWriter.__init__
+    original_init = atomic_module._HashingWriter.__init__
 
     def init(self, file):  # one writer per checkpoint file
         original_init(self, file)
@@ -63,8 +63,8 @@ def kill_in_save(nth: int) -> None:
             os.kill(os.getpid(), signal.SIGKILL)
         return written
 
-    checkpoint_module._HashingWriter.__init__ = init
-    checkpoint_module._HashingWriter.write = write
+    atomic_module._HashingWriter.__init__ = init
+    atomic_module._HashingWriter.write = write
 
 
 def main() -> None:

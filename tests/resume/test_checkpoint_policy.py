@@ -15,12 +15,11 @@ from torch import nn
 import trainwell as tw
 from trainwell.checkpoint import (
     CheckpointWarning,
-    export_weights,
     find_checkpoint,
     list_checkpoints,
-    load_weights,
     verify,
 )
+from trainwell.weights import export_weights, load_weights
 
 
 def blobs(n=192):

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset
 
+from trainwell.atomic import fsync_dir, fsync_file
 from trainwell.data.fetch import PreservedRNG
 from trainwell.errors import DataError
 
@@ -158,7 +159,7 @@ def write_cache(dataset: Any, path: Path, fingerprint: str) -> None:
         with PreservedRNG():  # building the cache must not shift the training RNG
             header = _write_fields(dataset, n, temp, fingerprint)
         _write_json(temp / HEADER, header)  # last: a directory without it is incomplete
-        _fsync_dir(temp)
+        fsync_dir(temp)
         _commit(temp, path)
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
@@ -194,7 +195,7 @@ def _write_fields(dataset: Any, n: int, temp: Path, fingerprint: str) -> dict[st
             mapped[index, : field["row_bytes"]] = leaf.reshape(-1).view(torch.uint8).numpy()
     for mapped in maps:
         mapped.flush()
-        _fsync_file(mapped.filename)
+        fsync_file(mapped.filename)
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -228,7 +229,7 @@ def _commit(temp: Path, path: Path) -> None:
         if read_header(path) is None:
             raise
         shutil.rmtree(temp, ignore_errors=True)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
 
@@ -350,19 +351,3 @@ def _write_json(file: Path, value: Any) -> None:
         json.dump(value, handle, indent=1)
         handle.flush()
         os.fsync(handle.fileno())
-
-
-def _fsync_file(file: str | os.PathLike[str]) -> None:
-    fd = os.open(file, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

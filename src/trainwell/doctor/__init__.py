@@ -8,8 +8,39 @@ not needed). Precision first: when the code is not understood, nothing is report
 ['TW015']
 """
 
-from .config import UsageError
-from .engine import Finding, check_paths, check_source
-from .rules import RULES, Rule
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Names are imported on first use (as in ``trainwell/__init__.py``), so importing one
+# submodule, e.g. ``trainwell.doctor.analysis``, does not pull in the engine and the rules.
+_EXPORTS = {
+    "Finding": "engine",
+    "RULES": "rules",
+    "Rule": "rules",
+    "UsageError": "config",
+    "check_paths": "engine",
+    "check_source": "engine",
+}
 
 __all__ = ["Finding", "RULES", "Rule", "UsageError", "check_paths", "check_source"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'trainwell.doctor' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"trainwell.doctor.{module}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
+if TYPE_CHECKING:  # static analysers and IDEs see the real names
+    from .config import UsageError
+    from .engine import Finding, check_paths, check_source
+    from .rules import RULES, Rule

@@ -4,9 +4,10 @@ Each scope (the module body, every function and method) is walked statement by s
 in source order.  The walker keeps an environment mapping names to :class:`Value` objects
 and records *events* (``backward``, optimizer ``step``, ``zero_grad``, clipping, mode
 switches, forward calls ...) together with the loops and ``if`` branches they sit in.
-Rules in :mod:`.checks` then look at the ordered events.  Calls to functions defined in the
-same file are summarised (does it zero grads? leave the model in eval mode? ...) so that a
-loop calling ``train_one_epoch(...)`` or ``validate(...)`` is understood.
+Rules (:mod:`.checks`, handed in as a :class:`Checks`; this module never imports them) then
+look at the ordered events.  Calls to functions defined in the same file are summarised
+(does it zero grads? leave the model in eval mode? ...) so that a loop calling
+``train_one_epoch(...)`` or ``validate(...)`` is understood.
 
 Two passes are made over a file: the first collects what callers pass to each function
 and the module-level globals, the second walks again with that knowledge and reports.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import ast
 import itertools
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from . import values as V
 from ._astutil import (
@@ -145,12 +147,36 @@ def _is_module_base(base: ast.expr, imports: Imports, local_modules: set[str]) -
     }
 
 
+class Checks(Protocol):
+    """The rules the walk calls back into; the :mod:`.checks` module itself is one."""
+
+    def run_file_checks(self, fa: FileAnalysis) -> None: ...
+
+    def run_scope_checks(self, w: ScopeWalker) -> None: ...
+
+    def summarize(self, w: ScopeWalker) -> Summary: ...
+
+    def check_softmax_into_loss(
+        self, w: ScopeWalker, call: ast.Call, loss: str | None, logits: Value | None
+    ) -> None: ...
+
+    def check_accumulation(
+        self, w: ScopeWalker, container: str | None, value: Value | None, node: ast.AST
+    ) -> None: ...
+
+    def check_discarded_to(self, w: ScopeWalker, expr: ast.expr) -> None: ...
+
+
 class FileAnalysis:
     """Holds everything known about one file and drives the walks over its scopes."""
 
-    def __init__(self, tree: ast.Module, target_torch: tuple[int, int]) -> None:
+    def __init__(self, tree: ast.Module, target_torch: tuple[int, int], checks: Checks) -> None:
         self.tree = tree
         self.target_torch = target_torch
+        # The analysis walks the code and records events; the rules judge them.  The rules
+        # depend on the analysis, never the reverse, so they are handed in here (engine.py
+        # passes the checks module) rather than imported.
+        self.checks = checks
         # One traversal of the whole tree serves imports, classes and torch.load calls.
         self.nodes = list(ast.walk(tree))
         self.imports = Imports(
@@ -215,9 +241,7 @@ class FileAnalysis:
             for func in itertools.chain(self.functions.values(), self.method_class):
                 self.summary_of(func)
         self._resolve_no_grad_candidates()
-        from . import checks
-
-        checks.run_file_checks(self)
+        self.checks.run_file_checks(self)
         return self.findings
 
     def _resolve_no_grad_candidates(self) -> None:
@@ -452,9 +476,7 @@ class ScopeWalker:
     def walk(self) -> Summary:
         self.visit_block(self.body)
         if self.fa.collect:
-            from . import checks
-
-            checks.run_scope_checks(self)
+            self.fa.checks.run_scope_checks(self)
         return self.summarize()
 
     def visit_block(self, body: list[ast.stmt]) -> None:
@@ -1109,25 +1131,17 @@ class ScopeWalker:
     def _check_softmax_into_loss(
         self, call: ast.Call, loss: str | None, logits: Value | None
     ) -> None:
-        from . import checks
-
-        checks.check_softmax_into_loss(self, call, loss, logits)
+        self.fa.checks.check_softmax_into_loss(self, call, loss, logits)
 
     def check_accumulation(self, container: str | None, value: Value | None, node: ast.AST):
-        from . import checks
-
-        checks.check_accumulation(self, container, value, node)
+        self.fa.checks.check_accumulation(self, container, value, node)
 
     def _check_discarded_to(self, expr: ast.expr) -> None:
-        from . import checks
-
-        checks.check_discarded_to(self, expr)
+        self.fa.checks.check_discarded_to(self, expr)
 
     # -- summary --------------------------------------------------------------------------
     def summarize(self) -> Summary:
-        from . import checks
-
-        return checks.summarize(self)
+        return self.fa.checks.summarize(self)
 
 
 NOTHING = object()  # sentinel: "this classifier does not apply", distinct from None (unknown)
@@ -1213,4 +1227,4 @@ def _merge_envs(
     return merged
 
 
-__all__ = ["FileAnalysis", "ScopeWalker", "Event", "Summary", "RawFinding", "keyword"]
+__all__ = ["Checks", "FileAnalysis", "ScopeWalker", "Event", "Summary", "RawFinding", "keyword"]

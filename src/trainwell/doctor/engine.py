@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import checks
 from .analysis import FileAnalysis
 from .config import MODERN_TORCH, UsageError, parse_version, target_torch_for
 from .rules import RULES
@@ -111,7 +112,7 @@ def check_source(
         raw = [Finding(path, line, col, "TW000", f"syntax error: {msg}", "error")]
         return [f for f in raw if _selected(f.code, select_codes, ignore_codes)]
     try:
-        raw_findings = FileAnalysis(tree, version).run()
+        raw_findings = FileAnalysis(tree, version, checks).run()
     except Exception as exc:  # pragma: no cover - defensive (RecursionError included)
         # A checker bug on one odd file must not abort a CI run over a whole tree; say so
         # on stderr and treat the file as clean (precision first).

@@ -6,42 +6,77 @@ from dataclasses import dataclass
 from typing import Literal
 
 from trainwell.errors import ConfigError
+from trainwell.fields import option
 
 
 @dataclass(frozen=True)
 class GuardsConfig:
-    enabled: bool = True  # run the runtime guards in fit() and watch(); False installs no hooks
-    on_finding: Literal["warn", "raise", "error"] = "warn"  # warn once; raise at the step end
-    every: int = 50  # optimizer steps between the guards' host reads and sampled checks
-    zero_grad: bool = True  # gradients not zeroed after a step, or zeroed before the step used them
-    lr_schedule: bool = True  # LR scheduler stepped on the wrong interval or without a step
-    clipping: bool = True  # clipping before backward, after step, or of fp16-scaled gradients
-    loss_input: bool = True  # probabilities/log-probabilities fed to the wrong classification loss
-    train_mode: bool = True  # training in eval mode, or validating in train mode
-    eval_graph: bool = True  # a forward in eval mode that builds an autograd graph nobody uses
-    retained_graph: bool = True  # graphs of past steps kept alive (e.g. losses.append(loss))
-    retained_steps: int = 3  # optimizer steps after which a training graph still alive is reported
-    optimizer_params: bool = True  # parameters the optimizer does not update, or stale copies
-    nonfinite_check: bool = True  # look for inf/NaN gradients on the device every step
-    nonfinite: Literal["warn", "skip_step", "stop"] = "stop"  # on inf/NaN grads (fp32/bf16)
-    skip_exact: bool = False  # skip_step: exact skip via a host read (1 sync per step)
-    max_consecutive_skips: int = 15  # stop after this many skipped steps in a row
-    batchnorm_batch: bool = True  # BatchNorm in training fed a tiny batch
-    min_batchnorm_batch: int = 8  # batches smaller than this make BatchNorm statistics noise
-    grad_norms: bool = True  # per-layer gradient norms that vanish or explode against their history
-    vanish_ratio: float = 1e-3  # a layer's norm below this x its running mean is vanishing
-    explode_ratio: float = 100.0  # a layer's norm above this x its running mean is exploding
-    grad_norm_warmup: int = 5  # readings of a layer before its running mean is trusted
-    grad_norm_decay: float = 0.8  # EMA decay of the per-layer log-norm, per reading
-    duplicate_batches: bool = True  # consecutive training batches with identical content
-    loss_input_rows: int = 8  # rows of a loss input checked for softmax/log-softmax
-    epoch_horizon_max: int = 1000  # scheduler horizons up to this count epochs, beyond count steps
-    loss_trend: bool = True  # a training loss that diverges (or stays above its start) without NaN
-    loss_trend_losses: int = 10  # losses averaged at least into one point of the loss trend
-    loss_diverge_ratio: float = 10.0  # a point this x the lowest one (and above the start) diverges
-    loss_rise_ratio: float = 1.5  # points at or above this x the first losses' mean are rising...
-    loss_rise_reads: int = 10  # ...reported after this many reads in a row
-    accumulation_scale: bool = True  # accumulate_steps=k declared but each loss not divided by k
+    enabled: bool = option(
+        True, "run the runtime guards in fit() and watch(); False installs no hooks"
+    )
+    on_finding: Literal["warn", "raise", "error"] = option(
+        "warn", "warn once; raise at the step end"
+    )
+    every: int = option(50, "optimizer steps between the guards' host reads and sampled checks")
+    zero_grad: bool = option(
+        True, "gradients not zeroed after a step, or zeroed before the step used them"
+    )
+    lr_schedule: bool = option(True, "LR scheduler stepped on the wrong interval or without a step")
+    clipping: bool = option(
+        True, "clipping before backward, after step, or of fp16-scaled gradients"
+    )
+    loss_input: bool = option(
+        True, "probabilities/log-probabilities fed to the wrong classification loss"
+    )
+    train_mode: bool = option(True, "training in eval mode, or validating in train mode")
+    eval_graph: bool = option(
+        True, "a forward in eval mode that builds an autograd graph nobody uses"
+    )
+    retained_graph: bool = option(
+        True, "graphs of past steps kept alive (e.g. losses.append(loss))"
+    )
+    retained_steps: int = option(
+        3, "optimizer steps after which a training graph still alive is reported"
+    )
+    optimizer_params: bool = option(
+        True, "parameters the optimizer does not update, or stale copies"
+    )
+    nonfinite_check: bool = option(True, "look for inf/NaN gradients on the device every step")
+    nonfinite: Literal["warn", "skip_step", "stop"] = option("stop", "on inf/NaN grads (fp32/bf16)")
+    skip_exact: bool = option(False, "skip_step: exact skip via a host read (1 sync per step)")
+    max_consecutive_skips: int = option(15, "stop after this many skipped steps in a row")
+    batchnorm_batch: bool = option(True, "BatchNorm in training fed a tiny batch")
+    min_batchnorm_batch: int = option(
+        8, "batches smaller than this make BatchNorm statistics noise"
+    )
+    grad_norms: bool = option(
+        True, "per-layer gradient norms that vanish or explode against their history"
+    )
+    vanish_ratio: float = option(1e-3, "a layer's norm below this x its running mean is vanishing")
+    explode_ratio: float = option(
+        100.0, "a layer's norm above this x its running mean is exploding"
+    )
+    grad_norm_warmup: int = option(5, "readings of a layer before its running mean is trusted")
+    grad_norm_decay: float = option(0.8, "EMA decay of the per-layer log-norm, per reading")
+    duplicate_batches: bool = option(True, "consecutive training batches with identical content")
+    loss_input_rows: int = option(8, "rows of a loss input checked for softmax/log-softmax")
+    epoch_horizon_max: int = option(
+        1000, "scheduler horizons up to this count epochs, beyond count steps"
+    )
+    loss_trend: bool = option(
+        True, "a training loss that diverges (or stays above its start) without NaN"
+    )
+    loss_trend_losses: int = option(10, "losses averaged at least into one point of the loss trend")
+    loss_diverge_ratio: float = option(
+        10.0, "a point this x the lowest one (and above the start) diverges"
+    )
+    loss_rise_ratio: float = option(
+        1.5, "points at or above this x the first losses' mean are rising..."
+    )
+    loss_rise_reads: int = option(10, "...reported after this many reads in a row")
+    accumulation_scale: bool = option(
+        True, "accumulate_steps=k declared but each loss not divided by k"
+    )
 
 
 def validate_guards(config: GuardsConfig) -> GuardsConfig:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from trainwell.checkpoint import describe_write_failure, json_safe, write_text_atomic
+from trainwell.atomic import describe_write_failure, json_safe, write_text_atomic
 from trainwell.observe.base import FitInfo, Observer, StepReport
 from trainwell.userframe import warn_at_user
 

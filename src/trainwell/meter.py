@@ -1,0 +1,147 @@
+"""The loop's meter: one epoch's loss sums on the device, data-wait time and throughput.
+
+Nothing here syncs with the host except `Meter.read_interval` (every ``run.log_every`` steps)
+and `Meter.epoch_values` (once per epoch); its partial sums are saved with the run's state so a
+resumed run logs the same losses as one that never stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import torch
+
+from trainwell.batch import batch_size_of
+from trainwell.observe import StepReport
+from trainwell.precision import Precision
+from trainwell.state import Counters
+from trainwell.step import StepResult
+
+
+class Meter:
+    """One epoch's bookkeeping: data-wait time, loss sums on the device, throughput.
+
+    Nothing here syncs with the host except `read_interval` (every ``log_every`` steps) and
+    `epoch_values` (once per epoch). A step's extra losses (``StepResult.logs``, e.g. a
+    GAN's ``d_loss``/``g_loss``) are summed and logged beside the loss.
+    """
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        self.interval_loss = torch.zeros((), device=device)
+        self.interval_logs: dict[str, torch.Tensor] = {}
+        self.interval_windows = self.interval_samples = 0
+        # Log intervals span epoch boundaries: their clock and data-wait total never reset.
+        self.interval_started = time.perf_counter()
+        self.wait_s = self.last_wait_s = self.interval_wait_s = 0.0
+        self.last_lr = float("nan")
+        self.start_epoch()
+
+    def start_epoch(self) -> None:
+        self.started = time.perf_counter()
+        self.loss_sum = torch.zeros((), device=self.device)
+        self.log_sums: dict[str, torch.Tensor] = {}
+        self.windows = 0
+
+    def state_dict(self) -> dict[str, Any]:
+        """The partial sums of an epoch cut short, so a resumed run logs the same losses."""
+        return {
+            "loss_sum": self.loss_sum,
+            "log_sums": self.log_sums,
+            "interval_logs": getattr(self, "interval_logs", {}),
+            "windows": self.windows,
+            "interval_loss": self.interval_loss,
+            "interval_windows": self.interval_windows,
+            "interval_samples": self.interval_samples,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.loss_sum = state["loss_sum"].to(self.device)
+        self.log_sums = {k: v.to(self.device) for k, v in state.get("log_sums", {}).items()}
+        self.interval_logs = {
+            k: v.to(self.device) for k, v in state.get("interval_logs", {}).items()
+        }
+        self.interval_loss = state["interval_loss"].to(self.device)
+        self.windows = state["windows"]
+        self.interval_windows = state["interval_windows"]
+        # Throughput is measured afresh: the clock of the run that saved this is gone.
+        self.interval_samples, self.interval_started = 0, time.perf_counter()
+
+    def timed(self, loader: Iterable[Any]) -> Iterator[Any]:
+        """Batches of ``loader``, timing how long each took to arrive (the step moves each to
+        the device right before its forward: a window is never buffered there)."""
+        iterator = iter(loader)
+        while True:
+            begin = time.perf_counter()
+            try:
+                batch = next(iterator)
+            except StopIteration:
+                return
+            self.last_wait_s = time.perf_counter() - begin
+            self.wait_s += self.last_wait_s
+            yield batch
+
+    def report(
+        self, window: list[Any], result: StepResult, counters: Counters, precision: Precision
+    ) -> StepReport:
+        """Add one step's facts to the sums (on the device) and describe it to observers."""
+        samples = sum(batch_size_of(m.batch) for m in window)
+        loss, grad_norm, lr = result.loss, result.grad_norm, result.lr
+        self.loss_sum += loss
+        self.interval_loss += loss
+        for name, value in result.logs.items():
+            value = value.detach().float()
+            self.log_sums[name] = self.log_sums.get(name, 0) + value
+            self.interval_logs[name] = self.interval_logs.get(name, 0) + value
+        self.windows += 1
+        self.interval_windows += 1
+        self.interval_samples += samples
+        self.last_lr = lr
+        return StepReport(
+            step=counters.step,
+            epoch=counters.epoch + 1,  # 1-based, as in the epoch records
+            batch_in_epoch=counters.batch_in_epoch,
+            loss=loss,
+            grad_norm=grad_norm,
+            lr=lr,
+            stepped=precision.last_step_taken,
+            samples=samples,
+            data_wait_s=self.last_wait_s,
+            scale=precision.scale,
+        )
+
+    def read_interval(self, grad_norm: torch.Tensor, lr: float) -> dict[str, float]:
+        """Floats since the last log: the loop's one host sync per ``log_every`` steps."""
+        now = time.perf_counter()
+        elapsed = max(now - self.interval_started, 1e-9)
+        windows = self.interval_windows
+        extra = [v / windows for v in self.interval_logs.values()]
+        values = torch.stack(
+            [self.interval_loss / windows, grad_norm.float().to(self.device), *extra]
+        )
+        loss, norm, *extra_values = values.tolist()
+        logged = {
+            "loss": loss,
+            **dict(zip(self.interval_logs, extra_values, strict=True)),
+            "grad_norm": norm,
+            "lr": lr,
+            "samples_per_s": self.interval_samples / elapsed,
+            "data_wait": (self.wait_s - self.interval_wait_s) / elapsed,
+        }
+        self.interval_loss = torch.zeros((), device=self.device)
+        self.interval_logs = {}
+        self.interval_windows = self.interval_samples = 0
+        self.interval_started, self.interval_wait_s = now, self.wait_s
+        return logged
+
+    def epoch_values(self) -> dict[str, float]:
+        """``train_loss`` (and ``train_<name>`` of each step log) of the epoch: one host read."""
+        sums = {"loss": self.loss_sum, **self.log_sums}
+        windows = max(self.windows, 1)
+        means = torch.stack([v / windows for v in sums.values()]).tolist()
+        return {f"train_{name}": value for name, value in zip(sums, means, strict=True)}
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
