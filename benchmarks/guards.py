@@ -4,12 +4,15 @@ Pairs, each run interleaved (round-robin) on the same model, data and seed:
 
 * a hand-written loop with and without ``trainwell.guards.watch()`` around it, for the digits
   MLP (the smallest step: where hooks cost the most, relatively) and the digits CNN;
+* the same MLP pair over a run ``--long`` times as long: the two lengths separate the cost per
+  step (hooks, sampled checks every ``guards.every`` steps) from the fixed cost of one watch
+  (installing, the first step's full checks, validation forwards, the final read, removal);
 * ``trainwell.fit()`` with ``guards.enabled=true`` (the default) vs ``false`` (digits CNN).
 
 Each pair is reported as the guarded run's speed relative to the unguarded one, from median
-wall times; the targets: watch() >= 0.97 (<= 3% overhead), fit() >= 0.98 (<= 2%).
+wall times; the targets: watch() >= 0.97 per step (<= 3% overhead), fit() >= 0.98 (<= 2%).
 
-    python benchmarks/guards.py [--epochs 5] [--repeats 9] [--threads 1]
+    python benchmarks/guards.py [--epochs 5] [--long 8] [--repeats 9] [--threads 1]
 """
 
 from __future__ import annotations
@@ -87,6 +90,7 @@ def fit_run(train, val, epochs: int, *, guarded: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=5)
+    parser.add_argument("--long", type=int, default=8, help="the long MLP run: x --epochs")
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
     args = parser.parse_args()
@@ -99,12 +103,18 @@ def main() -> None:
         f"{args.repeats} interleaved repeats, torch {torch.__version__}, "
         f"{torch.get_num_threads()} threads"
     )
-    e = args.epochs
+    e, long_e = args.epochs, args.epochs * args.long
     times = interleaved(
         {
             "MLP hand loop": lambda: hand_loop(train, val, e, guarded=False, make=digits_mlp),
             "MLP hand loop + watch()": lambda: hand_loop(
                 train, val, e, guarded=True, make=digits_mlp
+            ),
+            "MLP hand loop, long": lambda: hand_loop(
+                train, val, long_e, guarded=False, make=digits_mlp
+            ),
+            "MLP hand loop, long + watch()": lambda: hand_loop(
+                train, val, long_e, guarded=True, make=digits_mlp
             ),
             "CNN hand loop": lambda: hand_loop(train, val, e, guarded=False),
             "CNN hand loop + watch()": lambda: hand_loop(train, val, e, guarded=True),
@@ -128,6 +138,24 @@ def main() -> None:
             f"{guarded}: speed {ratio:.3f}x of {plain}, {per_step_us:+.0f} us/step "
             f"({verdict}, target >= {target})"
         )
+    # cost(run) = fixed + per_step x steps, from the short and the long MLP runs
+    long_steps = steps * args.long
+    extra_short = statistics.median(times["MLP hand loop + watch()"]) - statistics.median(
+        times["MLP hand loop"]
+    )
+    extra_long = statistics.median(times["MLP hand loop, long + watch()"]) - statistics.median(
+        times["MLP hand loop, long"]
+    )
+    per_step = (extra_long - extra_short) / (long_steps - steps)
+    fixed = extra_short - per_step * steps
+    plain_step = statistics.median(times["MLP hand loop, long"]) / long_steps
+    ratio = plain_step / (plain_step + per_step)
+    verdict = "ok" if ratio >= 0.97 else "OVER BUDGET"
+    print(
+        f"MLP watch() per step: {per_step * 1e6:+.1f} us on a {plain_step * 1e6:.0f} us step, "
+        f"speed {ratio:.3f}x ({verdict}, target >= 0.97); fixed per watch: "
+        f"{fixed * 1e3:.2f} ms (install, first-step checks, validation, close)"
+    )
 
 
 if __name__ == "__main__":

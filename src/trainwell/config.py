@@ -26,7 +26,7 @@ from trainwell.errors import ConfigError
 from trainwell.fields import option
 from trainwell.guards.config import GuardsConfig, validate_guards
 
-Precision = Literal["fp32", "bf16", "fp16", "auto"]
+PrecisionMode = Literal["fp32", "bf16", "fp16", "auto"]
 ScheduleName = Literal[
     "constant",
     "warmup_cosine",
@@ -90,7 +90,7 @@ class TrainConfig:
     weight_by: str | None = option(
         None, "batch key with a per-batch count (e.g. num_tokens) to weight by"
     )
-    precision: Precision = option("fp32", "fp32 | bf16 | fp16 (with GradScaler) | auto")
+    precision: PrecisionMode = option("fp32", "fp32 | bf16 | fp16 (with GradScaler) | auto")
     clip_norm: float | None = option(
         1.0, "clip to this global L2 norm (after unscaling); null: off"
     )

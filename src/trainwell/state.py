@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 import torch
+
+if TYPE_CHECKING:
+    from trainwell.builders import RunLength
 
 
 @runtime_checkable
@@ -61,6 +65,22 @@ class Counters:
         self.micro_step += len(window)
         self.batch_in_epoch += len(window)
         self.samples += sum(batch_size_of(m.batch) for m in window)
+
+    def end_epoch(self, length: RunLength, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The epoch's training pass is over: count it when it ran to the end of its batches
+        (``train.max_steps`` can end it early), and start its record (epochs 1-based, as users
+        count them; ``partial``: a resumed run continues this epoch where it stopped)."""
+        whole = self.step < length.max_steps or self.batch_in_epoch >= length.batches_per_epoch
+        if whole:
+            self.epoch, self.batch_in_epoch = self.epoch + 1, 0
+        record = {"epoch": self.epoch if whole else self.epoch + 1, "step": self.step, **values}
+        if not whole:
+            record["partial"] = True
+        return record
+
+    def finished(self, length: RunLength) -> bool:
+        """The run has reached its length (epochs or steps, whichever comes first)."""
+        return self.epoch >= length.max_epochs or self.step >= length.max_steps
 
     def state_dict(self) -> dict[str, Any]:
         return asdict(self)

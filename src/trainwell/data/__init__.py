@@ -29,6 +29,7 @@ from trainwell.data.loader import (
     TensorLoader,
     make_loader,
     start_epoch,
+    warn_if_inexact_resume,
 )
 from trainwell.data.loader import (
     _is_batch_iterable as _is_batch_iterable,
@@ -73,4 +74,5 @@ __all__ = [
     "seed_worker",
     "shard_order",
     "start_epoch",
+    "warn_if_inexact_resume",
 ]

@@ -47,6 +47,7 @@ from trainwell.data.placement import (
 )
 from trainwell.data.workers import choose_num_workers
 from trainwell.errors import DataError
+from trainwell.userframe import warn_at_user
 
 log = logging.getLogger("trainwell.data")
 
@@ -493,6 +494,33 @@ def start_epoch(loader: Any, epoch: int, start_batch: int = 0) -> Iterator[Any]:
     for _ in range(start_batch):
         next(iterator, None)
     return iterator
+
+
+def warn_if_inexact_resume(loader: Any, start_batch: int) -> None:
+    """A run resumed mid-epoch (at batch ``start_batch``) on a loader trainwell cannot position
+    exactly says so, with what the resumed epoch will see and how to make it exact."""
+    if start_batch == 0 or isinstance(loader, _RESUMABLE):
+        return
+    name = type(loader).__name__
+    if any(
+        hasattr(target, "set_epoch")
+        for target in (getattr(loader, "sampler", None), getattr(loader, "batch_sampler", None))
+    ) or hasattr(loader, "set_epoch"):
+        what = (
+            f"its first {start_batch} batches of this epoch are loaded again and dropped; exact "
+            "only if its order is a function of the epoch given to set_epoch"
+        )
+    else:
+        what = (
+            f"it cannot be told the epoch, so the {start_batch} batches skipped are those of a "
+            "new pass, not the ones the interrupted run trained on: the resumed epoch sees a "
+            "different order"
+        )
+    warn_at_user(
+        f"resuming mid-epoch (batch {start_batch}) on a {name}: {what}. For an exact O(1) "
+        "resume, pass tensors, a Dataset, or a DataLoader that trainwell can rebuild "
+        "(trainwell.make_loader)"
+    )
 
 
 def _is_batch_iterable(data: Any) -> bool:

@@ -1,0 +1,375 @@
+"""Builders: turn the config (and what the user passed to `fit()`) into the loop's parts.
+
+`fit()` reads top to bottom because everything it composes is built here: the loaders (sharded
+by the strategy's rank), the run's length, the default `TrainStep` (optimizer, schedule,
+clipping, the supervised loss step), the checkpointer, the validator, the default observers,
+and the state a resumed run starts from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from trainwell.accumulation import Accumulation
+from trainwell.batch import (
+    BOOKKEEPING_KEYS,
+    bookkeeping_keys,
+    call_model,
+    check_class_targets,
+    check_elementwise_shapes,
+    compute_loss,
+    logits_of,
+    split_batch,
+)
+from trainwell.checkpoint import Checkpointer, find_checkpoint, load_checkpoint
+from trainwell.clipping import Clipping
+from trainwell.config import Config, save_config
+from trainwell.data import make_loader, start_epoch
+from trainwell.errors import ConfigError, DataError
+from trainwell.evaluation import evaluate_loader
+from trainwell.metric import resolve_metrics
+from trainwell.observe import FitInfo, InputBoundDetector, MetricsLog, Observer, Progress
+from trainwell.optim import build_optimizer
+from trainwell.precision import Precision
+from trainwell.schedule import Schedule, TorchSchedule, build_schedule, infer_interval
+from trainwell.state import Counters
+from trainwell.step import Optimizers, TrainStep
+from trainwell.strategy import Strategy
+from trainwell.userframe import warn_at_user
+
+#: ``step_fn(model, batch)`` returns the loss, or ``(loss, outputs)`` so metrics can be measured
+StepFn = Callable[[nn.Module, Any], Any]
+
+
+class SupervisedStep:
+    """The default step: ``loss_fn(model(inputs), targets)``, labels checked on the first batch."""
+
+    def __init__(
+        self, loss_fn: Callable[..., torch.Tensor], skip: frozenset[str] = BOOKKEEPING_KEYS
+    ) -> None:
+        self.loss_fn = loss_fn
+        self.skip = skip  # batch keys that are counts for the loop, not model inputs
+        self.checked = False
+
+    def __call__(self, model: nn.Module, batch: Any) -> torch.Tensor:
+        inputs, targets = split_batch(batch, self.skip)
+        output = call_model(model, inputs)
+        if not self.checked:
+            if isinstance(targets, torch.Tensor):
+                check_class_targets(logits_of(output), targets, self.loss_fn)
+                check_elementwise_shapes(logits_of(output), targets, self.loss_fn)
+            self.checked = True
+        return compute_loss(self.loss_fn, output, targets)
+
+
+def build_loader(data: Any, cfg: Config, strategy: Strategy, *, train: bool) -> Any:
+    """A loader for ``data`` (tensors, a Dataset or a DataLoader): the training one shuffled by
+    (seed, epoch) and sharded by the strategy's rank, the validation one in a fixed order."""
+    d = cfg.data
+    loader = make_loader(
+        data,
+        batch_size=d.batch_size if train else (d.eval_batch_size or 4 * d.batch_size),
+        shuffle=d.shuffle and train,
+        drop_last=d.drop_last and train,
+        num_workers=d.num_workers,
+        pin_memory=d.pin_memory,
+        persistent_workers=d.persistent_workers,
+        prefetch_factor=d.prefetch_factor,
+        seed=cfg.run.seed,
+        device=strategy.device,
+        device_fraction=d.device_fraction,
+        rank=strategy.rank,
+        world_size=strategy.world_size,
+    )
+    reason = getattr(loader, "workers_reason", "")
+    if train and reason and not cfg.run.quiet and strategy.is_main:
+        print(f"data.num_workers=auto -> {loader.num_workers}: {reason}", file=sys.stderr)
+    return loader
+
+
+@dataclasses.dataclass(frozen=True)
+class RunLength:
+    """How long the run is: whichever of ``train.max_epochs`` and ``train.max_steps`` comes
+    first, in optimizer steps (and so the schedule's length)."""
+
+    batches_per_epoch: int
+    steps_per_epoch: int
+    max_epochs: int
+    max_steps: int
+
+    @classmethod
+    def of(cls, cfg: Config, loader: Any, accumulation: Accumulation) -> RunLength:
+        batches = num_batches(loader)
+        steps = accumulation.steps_per_epoch(batches)
+        max_steps = min(cfg.train.max_steps or math.inf, cfg.train.max_epochs * steps)
+        return cls(batches, steps, cfg.train.max_epochs, int(max_steps))
+
+
+def default_train_step(
+    model: nn.Module,
+    cfg: Config,
+    length: RunLength,
+    *,
+    loss_fn: Callable[..., torch.Tensor],
+    optimizer: torch.optim.Optimizer | None,
+    schedule: Any,
+    step_fn: StepFn | None,
+) -> TrainStep:
+    """The supervised step: one optimizer (built from ``optim`` unless given), its schedule
+    (from ``schedule`` unless given), clipping from ``train.clip_*``, and ``loss(model(x), y)``
+    (or ``step_fn``)."""
+    optimizer = optimizer or build_optimizer(model, cfg.optim)
+    return TrainStep(
+        model,
+        Optimizers.single(
+            optimizer,
+            as_schedule(schedule, optimizer, cfg, length.steps_per_epoch, length.max_steps),
+            Clipping(cfg.train.clip_norm, cfg.train.clip_value),
+            parameters=[p for p in model.parameters() if p.requires_grad],
+        ),
+        loss_step=step_fn or SupervisedStep(loss_fn, bookkeeping_keys(cfg.train.weight_by)),
+    )
+
+
+def num_batches(loader: Any) -> int:
+    try:
+        count = len(loader)
+    except TypeError:
+        raise DataError(
+            "the training data has no length, so epochs and the schedule's total steps are "
+            "unknown; pass a sized Dataset/DataLoader (or tensors)"
+        ) from None
+    if count == 0:
+        raise DataError(
+            "the training data yields no batches (empty dataset, or drop_last with fewer samples than data.batch_size)"
+        )
+    return count
+
+
+def as_schedule(
+    schedule: Any,
+    optimizer: torch.optim.Optimizer,
+    cfg: Config,
+    steps_per_epoch: int,
+    total_steps: int,
+) -> Any:
+    if schedule is None:
+        return build_schedule(
+            optimizer,
+            cfg.schedule,
+            steps_per_epoch=steps_per_epoch,
+            total_steps=total_steps,
+            monitor=cfg.monitor.metric,
+            mode=cfg.monitor.mode,
+        )
+    if isinstance(
+        schedule, torch.optim.lr_scheduler.LRScheduler | torch.optim.lr_scheduler.ReduceLROnPlateau
+    ):
+        epochs = math.ceil(total_steps / steps_per_epoch)
+        interval = infer_interval(
+            schedule, steps_per_epoch=steps_per_epoch, total_steps=total_steps, epochs=epochs
+        )
+        return TorchSchedule(schedule, interval=interval, monitor=cfg.monitor.metric)
+    if isinstance(schedule, Schedule):  # trainwell's, or your own class with the same moments
+        return schedule
+    raise ConfigError(
+        f"schedule must be a trainwell LRSchedule/TorchSchedule, a torch.optim.lr_scheduler "
+        f"object, or an object with the trainwell.schedule.Schedule methods (after_step, "
+        f"after_epoch, after_eval, lr, state_dict, load_state_dict); got {type(schedule).__name__}"
+    )
+
+
+def build_checkpointer(cfg: Config) -> Checkpointer | NoCheckpoints:
+    if cfg.run.dir is None:
+        return NoCheckpoints()
+    run_dir = Path(cfg.run.dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    save_config(cfg, run_dir / "config.yaml")
+    c = cfg.checkpoint
+    return Checkpointer(
+        run_dir / "checkpoints",
+        every_steps=c.every_steps,
+        every_epochs=c.every_epochs,
+        keep_last=c.keep_last,
+        keep_best=c.keep_best,
+        monitor=cfg.monitor.metric,
+        mode=cfg.monitor.mode,
+        async_save=c.async_save,
+        grace_period_s=c.grace_period_s,
+    )
+
+
+class NoCheckpoints:
+    """Stands in for the checkpointer when a run has no directory: saves nothing."""
+
+    last_path = best_path = None
+
+    @property
+    def saves(self) -> list[Any]:
+        return []
+
+    def due_after_step(self, step: int) -> bool:
+        return False
+
+    def due_after_epoch(self, epoch: int, last: bool) -> bool:
+        return False
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def __enter__(self) -> NoCheckpoints:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def default_observers(cfg: Config, strategy: Strategy) -> list[Observer]:
+    """The progress bar and the metrics files (on the main process only), and the input-bound
+    detector."""
+    observers: list[Observer] = []
+    if not cfg.run.quiet and strategy.is_main:
+        observers.append(Progress(bar=cfg.run.progress))
+    if cfg.run.dir is not None and strategy.is_main:
+        observers.append(MetricsLog(cfg.run.dir))
+    if cfg.data.input_bound_threshold is not None:
+        observers.append(InputBoundDetector(cfg.data.input_bound_threshold))
+    return observers
+
+
+def stateful_observers(observers: list[Any]) -> dict[str, Any]:
+    """Your observers that keep state (``state_dict``/``load_state_dict``), under the names the
+    checkpoint keeps them by: ``observer.<class name>``, ``.2``, ``.3``... for more of a class."""
+    named: dict[str, Any] = {}
+    for observer in observers:
+        if not (hasattr(observer, "state_dict") and hasattr(observer, "load_state_dict")):
+            continue
+        name = base = f"observer.{type(observer).__name__}"
+        count = 1
+        while name in named:
+            count += 1
+            name = f"{base}.{count}"
+        named[name] = observer
+    return named
+
+
+def build_validator(
+    model: nn.Module,
+    val_data: Any,
+    cfg: Config,
+    strategy: Strategy,
+    precision: Precision,
+    loss_fn: Callable[..., torch.Tensor],
+    step_fn: StepFn | None,
+    metrics: Any,
+) -> Callable[[], dict[str, float]] | None:
+    """A function that runs one validation pass and returns ``val_*`` metrics (None: no data).
+
+    With ``step_fn`` the step's own loss is measured; metrics need it to return
+    ``(loss, outputs)``.
+    """
+    if val_data is None:
+        return None
+    loader = build_loader(val_data, cfg, strategy, train=False)
+    metric_objects = resolve_metrics(metrics)
+
+    def validate() -> dict[str, float]:
+        # Every validation sees the same batches (epoch 0): an exact resume reproduces it.
+        values = evaluate_loader(
+            model,
+            start_epoch(loader, 0),
+            loss_fn,
+            metric_objects,
+            strategy.device,
+            precision,
+            step_fn=step_fn,
+            count_key=cfg.train.weight_by,
+        )
+        return _prefixed("val_", values)
+
+    return validate
+
+
+def _prefixed(prefix: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    return {f"{prefix}{k}": v for k, v in values.items()}
+
+
+def load_resume_state(cfg: Config, device: torch.device) -> dict[str, Any]:
+    path = find_checkpoint(cfg.checkpoint.resume, cfg.run.dir)
+    payload = load_checkpoint(path, map_location=device)
+    changed = changed_keys(payload["manifest"].get("config", {}), cfg.to_dict())
+    if changed:
+        warn_at_user(
+            f"resuming {path} with a different config ({', '.join(changed)}); the run will not "
+            "match one that never stopped",
+        )
+    return payload["state"]
+
+
+#: Keys that change how a run is shown or stored, not what it computes (as do checkpoint.*).
+_PRESENTATION_KEYS = {
+    "run.dir",
+    "run.quiet",
+    "run.progress",
+    "run.log_every",
+    # per-batch seeds make the batches the same whatever the loader's machinery
+    "data.num_workers",
+    "data.pin_memory",
+    "data.persistent_workers",
+    "data.prefetch_factor",
+    "data.device_fraction",
+    "data.input_bound_threshold",
+}
+
+
+def changed_keys(saved: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+    changed = []
+    for section, values in current.items():
+        if not isinstance(values, Mapping):
+            continue
+        for key, value in values.items():
+            name = f"{section}.{key}"
+            old = (
+                saved.get(section, {}).get(key, value)
+                if isinstance(saved.get(section), Mapping)
+                else value
+            )
+            if name not in _PRESENTATION_KEYS and section != "checkpoint" and old != value:
+                changed.append(f"{name}: {old!r} -> {value!r}")
+    return changed
+
+
+def fit_info(
+    cfg: Config,
+    model: nn.Module,
+    counters: Counters,
+    length: RunLength,
+    device: torch.device,
+    precision: Precision,
+) -> FitInfo:
+    """What observers are told at the start of a run."""
+    return FitInfo(
+        max_epochs=length.max_epochs,
+        steps_per_epoch=length.steps_per_epoch,
+        total_steps=length.max_steps,
+        start_epoch=counters.epoch,
+        start_step=counters.step,
+        device=str(device),
+        precision=precision.mode,
+        num_parameters=sum(p.numel() for p in model.parameters() if p.requires_grad),
+        run_dir=cfg.run.dir,
+        config=cfg.to_dict(),
+    )
+
+
+def vars_of(section: Any) -> dict[str, Any]:
+    """A config section's fields as keyword arguments."""
+    return {f.name: getattr(section, f.name) for f in dataclasses.fields(section)}
