@@ -386,7 +386,7 @@ def test_config_help_lists_keys_with_their_help():
         "  data.batch_size=64  samples per micro-batch",
         "  checkpoint.resume=null  a checkpoint file, a run directory, or "
         '"auto" (this run\'s newest)',
-        "  guards.every=50  optimizer steps between the guards' host reads and sampled checks",
+        "  guards.every=100  optimizer steps between the guards' host reads and sampled checks",
     ):
         assert expected in lines
     keys = [line.split("=", 1)[0].strip() for line in lines]

@@ -17,7 +17,7 @@ class GuardsConfig:
     on_finding: Literal["warn", "raise", "error"] = option(
         "warn", "warn once; raise at the step end"
     )
-    every: int = option(50, "optimizer steps between the guards' host reads and sampled checks")
+    every: int = option(100, "optimizer steps between the guards' host reads and sampled checks")
     zero_grad: bool = option(
         True, "gradients not zeroed after a step, or zeroed before the step used them"
     )
