@@ -35,13 +35,14 @@ from trainwell.config import Config, save_config
 from trainwell.data import make_loader, start_epoch
 from trainwell.errors import ConfigError, DataError
 from trainwell.evaluation import evaluate_loader
+from trainwell.guards.config import GuardsConfig
 from trainwell.metric import resolve_metrics
 from trainwell.observe import FitInfo, InputBoundDetector, MetricsLog, Observer, Progress
 from trainwell.optim import build_optimizer
 from trainwell.precision import Precision
 from trainwell.schedule import Schedule, TorchSchedule, build_schedule, infer_interval
 from trainwell.state import Counters
-from trainwell.step import Optimizers, TrainStep
+from trainwell.step import Optimizers, SkipNonfinite, TrainStep
 from trainwell.strategy import Strategy
 from trainwell.userframe import warn_at_user
 
@@ -230,6 +231,14 @@ class NoCheckpoints:
 
     def __exit__(self, *exc: object) -> None:
         return None
+
+
+def nonfinite_skip(guards: GuardsConfig) -> SkipNonfinite:
+    """How the step drops an update whose gradients hold inf/NaN: only with
+    ``guards.nonfinite=skip_step`` ("exact" with ``guards.skip_exact``)."""
+    if not (guards.enabled and guards.nonfinite_check and guards.nonfinite == "skip_step"):
+        return "no"
+    return "exact" if guards.skip_exact else "device"
 
 
 def default_observers(cfg: Config, strategy: Strategy) -> list[Observer]:

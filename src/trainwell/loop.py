@@ -34,6 +34,7 @@ from trainwell.builders import (
     default_train_step,
     fit_info,
     load_resume_state,
+    nonfinite_skip,
     stateful_observers,
     vars_of,
 )
@@ -185,7 +186,8 @@ def fit(
     train_step = train_step or default_train_step(
         model, cfg, length, loss_fn=loss_fn, optimizer=optimizer, schedule=schedule, step_fn=step_fn
     )
-    train_step.bind(Precision(cfg.train.precision, strategy.device), strategy)
+    skip = nonfinite_skip(cfg.guards)  # guards.nonfinite=skip_step: the step drops inf/NaN updates
+    train_step.bind(Precision(cfg.train.precision, strategy.device), strategy, skip_nonfinite=skip)
     precision, strategy = train_step.precision, train_step.strategy  # a step may bring its own
     optimizers = train_step.optimizers
     validate = build_validator(model, val_data, cfg, strategy, precision, loss_fn, step_fn, metrics)

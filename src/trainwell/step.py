@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import torch
 from torch import nn
@@ -36,6 +36,8 @@ from trainwell.strategy import SingleDevice, Strategy
 
 #: ``loss_step(model, batch) -> loss`` (or ``(loss, outputs)``), for one micro-batch.
 LossStep = Callable[[nn.Module, Any], Any]
+#: What a step does with an update whose gradients hold inf/NaN (see `TrainStep.drop_if_nonfinite`)
+SkipNonfinite = Literal["no", "device", "exact"]
 
 
 class ConstantLR:
@@ -186,12 +188,36 @@ class TrainStep:
         self.precision = precision or Precision("fp32", "cpu")
         self.strategy = strategy or SingleDevice(self.precision.device)
         self.bound = precision is not None  # fit() leaves a step's own precision alone
+        #: drop an update whose gradients hold inf/NaN: "no", "device" (no host read) or "exact"
+        self.skip_nonfinite: SkipNonfinite = "no"
 
-    def bind(self, precision: Precision, strategy: Strategy) -> None:
+    def bind(
+        self, precision: Precision, strategy: Strategy, *, skip_nonfinite: SkipNonfinite = "no"
+    ) -> None:
         """Use the run's precision and strategy (what `fit()` does for a step built without
-        them, e.g. by a recipe that cannot know the device)."""
+        them, e.g. by a recipe that cannot know the device), and the run's policy for
+        inf/NaN gradients (``guards.nonfinite=skip_step``)."""
         if not self.bound:
             self.precision, self.strategy, self.bound = precision, strategy, True
+        self.skip_nonfinite = skip_nonfinite
+
+    def drop_if_nonfinite(self, grad_norm: torch.Tensor, parameters: list[torch.Tensor]) -> None:
+        """With ``skip_nonfinite`` set, an update whose gradient norm is inf/NaN changes no
+        weight: "device" zeroes the gradients where the flag is set, without a host read
+        (momentum and Adam's moments still decay that step); "exact" reads the flag (one sync
+        per step) and drops the gradients, which optimizers then skip entirely. fp16 needs
+        neither: GradScaler skips such steps itself."""
+        if self.skip_nonfinite == "no" or self.precision.mode == "fp16":
+            return
+        bad = ~torch.isfinite(grad_norm)
+        if self.skip_nonfinite == "exact":
+            if bool(bad):  # the one host read per step this option pays for
+                for p in parameters:
+                    p.grad = None
+            return
+        for p in parameters:
+            if p.grad is not None:
+                p.grad.masked_fill_(bad, 0.0)
 
     def __call__(self, window: Sequence[MicroBatch], steps_done: int) -> StepResult:
         """Run the window; ``steps_done`` counts the updates before it (the schedule's step)."""
@@ -209,6 +235,7 @@ class TrainStep:
             window_loss += weighted.detach()  # detached: keeps no graph alive
         precision.unscale_(optimizer)  # clip the true gradients, not fp16-scaled ones
         grad_norm = strategy.clip(entry.clipping, entry.parameters)
+        self.drop_if_nonfinite(grad_norm, entry.parameters)  # guards.nonfinite=skip_step
         lr = optimizer.param_groups[-1]["lr"]  # the LR this update uses
         stepped = precision.step(optimizer)  # False when GradScaler skipped inf/NaN
         if stepped:

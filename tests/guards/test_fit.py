@@ -329,3 +329,48 @@ def test_real_fit_names_the_input_batch_when_the_nan_is_in_the_data():
     assert f"input batch of step {finding.step}" in finding.message and "(16, 4)" in finding.message
     assert f"epoch 1, batch {finding.step + 1}" in finding.message
     assert "non-finite" in result.stop_reason and "input" in result.stop_reason
+
+
+def _nan_at(steps):
+    """A step_fn whose loss is NaN on the given (0-based) calls: their gradients are all NaN."""
+    calls = {"n": 0}
+
+    def step_fn(model, batch):
+        x, y = batch
+        loss = nn.functional.cross_entropy(model(x), y)
+        bad = calls["n"] in steps
+        calls["n"] += 1
+        return loss * float("nan") if bad else loss
+
+    return step_fn
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_real_fit_skip_step_drops_the_bad_updates_in_the_step_and_trains_on(exact):
+    """guards.nonfinite=skip_step in fit(): the step itself (TrainStep.drop_if_nonfinite, a
+    visible call) keeps a NaN update from the weights; the run goes on and reports it."""
+    x, y = torch.randn(64, 4), torch.randint(0, 3, (64,))
+    cfg = {
+        "run": {"quiet": True},
+        "data": {"batch_size": 16, "shuffle": False},
+        "train": {"max_epochs": 2},
+        "optim": {"name": "sgd", "lr": 0.1, "momentum": 0.0, "weight_decay": 0.0},
+        "schedule": {"name": "constant"},
+        "guards": {"every": 4, "nonfinite": "skip_step", "skip_exact": exact},
+    }
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+    snapshots = []
+
+    class Weights(tw.Observer):
+        def on_step_end(self, report):
+            snapshots.append([p.detach().clone() for p in model.parameters()])
+
+    with warns("nonfinite-grad"):
+        result = tw.fit(model, (x, y), config=cfg, step_fn=_nan_at({2, 5}), observers=[Weights()])
+    assert result.steps == 8 and not result.stopped_by_guard  # two bad steps: not a stop
+    assert [f.code for f in result.findings] == ["nonfinite-grad"]
+    for bad in (2, 5):  # plain SGD: a dropped update leaves every weight exactly as it was
+        assert all(torch.equal(a, b) for a, b in zip(snapshots[bad - 1], snapshots[bad]))
+    assert all(torch.isfinite(p).all() for p in model.parameters())
+    assert not all(torch.equal(a, b) for a, b in zip(snapshots[2], snapshots[3]))  # trains on

@@ -78,7 +78,9 @@ class NonFiniteGuard(Guard):
     every_step = frozenset({"on_forward", "on_step_post"})
 
     def attach(self) -> None:
-        self.before = self.ctx.config.nonfinite == "skip_step"  # norms before the step
+        # skip_step under watch(): the guard drops the update itself, before the step; in fit()
+        # the step does (`TrainStep.drop_if_nonfinite`: a visible call) and the guard reports
+        self.before = self.ctx.config.nonfinite == "skip_step" and not self.ctx.in_fit
         if self.before:
             self.every_step = self.every_step | {"on_step_pre"}
         self.fp16 = self.ctx.scaler is not None

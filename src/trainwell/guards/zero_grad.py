@@ -198,7 +198,8 @@ class ZeroGradGuard(Guard):
         if self.passes == 0:
             return  # no backward wrote these gradients since the last step
         if self._all_none():
-            self._report_before_step(ctx.steps)
+            if not self._dropped_by_the_step():
+                self._report_before_step(ctx.steps)
             return
         if self._done():
             return  # each bug once
@@ -291,6 +292,16 @@ class ZeroGradGuard(Guard):
     def _sample_is_the_models(self) -> bool:
         current = {id(p) for p in self.ctx.model.parameters()}
         return all(id(self.ctx.params[i]) in current for i in self.ctx.sample)
+
+    def _dropped_by_the_step(self) -> bool:
+        """In fit() with ``guards.nonfinite=skip_step`` and ``skip_exact``, the step itself drops
+        an inf/NaN update (`TrainStep.drop_if_nonfinite`: gradients measured by the clip, then
+        set to None): not a zero_grad() before the step."""
+        ctx = self.ctx
+        config = ctx.config
+        if not (ctx.in_fit and config.nonfinite == "skip_step" and config.skip_exact):
+            return False
+        return ctx.grad_norms()[1] is not None  # the clip saw gradients this step
 
     def _all_none(self) -> bool:
         params = self.ctx.params

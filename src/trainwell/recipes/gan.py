@@ -96,7 +96,7 @@ class GANStep(TrainStep):
             )
         strategy.backward(d_loss, precision, gan, last=True)
         precision.unscale_(d.optimizer)
-        strategy.clip(d.clipping, d.parameters)
+        self.drop_if_nonfinite(strategy.clip(d.clipping, d.parameters), d.parameters)
         d_stepped = precision.step(d.optimizer)
 
         # g_loss's backward also fills the discriminator's .grad: its own zero_grad at the
@@ -107,6 +107,7 @@ class GANStep(TrainStep):
         strategy.backward(g_loss, precision, gan, last=True)
         precision.unscale_(g.optimizer)
         g_norm = strategy.clip(g.clipping, g.parameters)
+        self.drop_if_nonfinite(g_norm, g.parameters)  # guards.nonfinite=skip_step
         lr = g.optimizer.param_groups[-1]["lr"]
         g_stepped = precision.step(g.optimizer)
         stepped = d_stepped and g_stepped
