@@ -80,6 +80,7 @@ def test_stateful_observers_are_named_by_class_and_only_those_with_state():
     assert named == {"observer.StepCounter": a, "observer.StepCounter.2": b}
 
 
+@pytest.mark.filterwarnings("ignore:resuming .* with a different config")
 def test_a_checkpoint_without_an_observers_state_is_a_clear_error(tmp_path):
     x, y = blobs()
     run = {"dir": str(tmp_path)}
@@ -129,6 +130,7 @@ class ForeignLoader:
             yield self.x[index], self.y[index]
 
 
+@pytest.mark.filterwarnings("ignore:resuming .* with a different config")
 def test_resuming_mid_epoch_on_a_foreign_loader_says_it_is_not_exact(tmp_path):
     x, y = blobs()
     run = {"dir": str(tmp_path)}
