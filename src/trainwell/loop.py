@@ -118,8 +118,10 @@ class FitResult:
             lines.append(
                 f"best {self.monitor} {self.best:.4g} at epoch {self.best_epoch} (step {self.best_step})"
             )
-        elif self.monitor and self.history:
+        elif self.monitor and any(self.monitor in r for r in self.history):
             lines.append(f"no best {self.monitor}: it was never a finite number")
+        elif self.monitor and self.history:  # e.g. no validation data
+            lines.append(f"no best {self.monitor}: the run never measured it")
         lines.append(f"weights left in the model: {self.weights}")
         if self.best_checkpoint:
             lines.append(f"best checkpoint: {self.best_checkpoint}")

@@ -182,3 +182,10 @@ def test_run_length_is_whichever_limit_comes_first():
     assert (by_epochs.steps_per_epoch, by_epochs.max_steps) == (2, 6)
     by_steps = RunLength.of(cfg(train={"max_epochs": 3, "max_steps": 5}), loader, Accumulation(2))
     assert by_steps.max_steps == 5
+
+
+def test_the_summary_says_when_the_monitored_metric_was_never_measured():
+    x, y = blobs()
+    result = tw.fit(model_fn(), (x, y), config=cfg(train={"max_epochs": 1}))  # no validation
+    assert "no best val_loss: the run never measured it" in result.describe()
+    assert "finite" not in result.describe()
