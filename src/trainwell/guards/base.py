@@ -9,6 +9,7 @@ transfer (`Context.read_later`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -289,7 +290,14 @@ def optimizer_param_ids(optimizer: torch.optim.Optimizer) -> set[int]:
 
 
 def overrides(guard: Guard, moment: str) -> bool:
-    return getattr(type(guard), moment) is not getattr(Guard, moment)
+    """``guard``'s class implements ``moment`` (a per-step hook body worth dispatching to)."""
+    return _class_overrides(type(guard), moment)
+
+
+@functools.lru_cache(maxsize=256)
+def _class_overrides(cls: type, moment: str) -> bool:
+    # a property of the class: asked hundreds of times each time a watch builds its tables
+    return getattr(cls, moment) is not getattr(Guard, moment)
 
 
 def first_grad_tensor(value: Any, depth: int = 0) -> torch.Tensor | None:
