@@ -7,8 +7,9 @@ torch) starts in a fraction of a second.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from trainwell._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -75,19 +76,7 @@ _SUBPACKAGES = {"data", "guards", "doctor", "observe", "recipes"}
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _SUBPACKAGES:
-        return importlib.import_module(f"trainwell.{name}")
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'trainwell' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"trainwell.{module}"), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals(), _SUBPACKAGES)
 
 
 if TYPE_CHECKING:  # static analysers and IDEs see the real names

@@ -10,8 +10,9 @@ not needed). Precision first: when the code is not understood, nothing is report
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from trainwell._lazy import lazy_exports
 
 # Names are imported on first use (as in ``trainwell/__init__.py``), so importing one
 # submodule, e.g. ``trainwell.doctor.analysis``, does not pull in the engine and the rules.
@@ -27,17 +28,7 @@ _EXPORTS = {
 __all__ = ["Finding", "RULES", "Rule", "UsageError", "check_paths", "check_source"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'trainwell.doctor' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"trainwell.doctor.{module}"), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 if TYPE_CHECKING:  # static analysers and IDEs see the real names

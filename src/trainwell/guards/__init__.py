@@ -10,8 +10,9 @@ torch, so the config tree can include it at no start-up cost.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from trainwell._lazy import lazy_exports
 
 #: public name -> the module that defines it
 _EXPORTS = {
@@ -43,17 +44,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'trainwell.guards' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"trainwell.guards.{module}"), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_EXPORTS])
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 if TYPE_CHECKING:  # static analysers and IDEs see the real names
