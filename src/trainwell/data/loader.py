@@ -518,8 +518,8 @@ def warn_if_inexact_resume(loader: Any, start_batch: int) -> None:
         )
     warn_at_user(
         f"resuming mid-epoch (batch {start_batch}) on a {name}: {what}. For an exact O(1) "
-        "resume, pass tensors, a Dataset, or a DataLoader that trainwell can rebuild "
-        "(trainwell.make_loader)"
+        "resume, pass the Dataset or the tensors themselves (fit() then builds a loader that "
+        "resumes exactly), or a loader made by trainwell.make_loader"
     )
 
 
