@@ -14,12 +14,7 @@ from trainwell.observe import Observer
 from trainwell.state import Counters
 from trainwell.strategy import SingleDevice
 
-
-def blobs(n=240, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    y = torch.arange(n) % 3
-    x = torch.randn(n, 4, generator=g) * 0.5 + nn.functional.one_hot(y, 4).float() * 3
-    return x, y
+from .helpers import blobs
 
 
 def model_fn():
