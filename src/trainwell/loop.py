@@ -205,6 +205,7 @@ def fit(
         precision=precision,
         accumulate_steps=cfg.train.accumulate_steps,
         config=cfg.guards,
+        log_every=cfg.run.log_every,
     )
     yours = list(observers)
     observers = [*default_observers(cfg, strategy), guards, *yours]

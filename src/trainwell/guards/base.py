@@ -75,6 +75,7 @@ class Context:
         self.forwards = 0  # training forwards since the last step (or skipped step)
         self.last_window_skipped = False  # the scaler skipped the last step
         self.due = True  # this step runs the sampled checks (every `config.every` steps)
+        self.structure_due = True  # ...and the structural ones (see `structure_cycle`)
         # The window (the forwards, backwards and step with ``steps`` done) is armed: training
         # forwards get a ForwardRecord, backwards are counted; see `Guard.window`.
         self.armed = True
@@ -93,7 +94,13 @@ class Context:
     def begin_step(self) -> None:
         """A window begins (after the last step): sets the cadence, clears per-step caches."""
         self.due = self.steps % self.config.every == 0
+        self.structure_due = self.due and self.checks_structure(self.steps)
         self._norms = None
+
+    def checks_structure(self, steps: int) -> bool:
+        """The cycle of ``every`` steps holding step ``steps`` runs the structural checks."""
+        config = self.config
+        return structure_cycle(steps // config.every, config.structure_every)
 
     def grad_norms(self) -> tuple[list[int], torch.Tensor | None]:
         """Indices of parameters holding a gradient and their norms (one device tensor, cached):
@@ -123,7 +130,7 @@ class Context:
             if p.grad is not None:
                 index.append(i)
                 grads.append(p.grad)
-        norms = self._norms = (index, _norms(grads) if grads else None)
+        norms = self._norms = (index, tensor_norms(grads) if grads else None)
         return norms
 
     def _map(self, params: list[torch.Tensor]) -> tuple[int, Any, Any, list[int] | None]:
@@ -232,7 +239,9 @@ class Guard:
     ``on_step_post``) come only on *armed* steps: the first ``window`` steps of every
     ``every`` (``steps % every < window``, the very first steps included), plus the
     ``on_step_post`` leading into them (the baseline some guards compare with). Moments named
-    in ``every_step`` come on every step. Forwards in eval mode or without gradients
+    in ``every_step`` come on every step. Structural guards (``dynamic`` false: the bug is in
+    the loop's code, present from the first step its line runs) are armed only in the cycles
+    `structure_cycle` picks (0, 1, 2, 4, 8, then every ``structure_every``-th). Forwards in eval mode or without gradients
     (validation, inference) always come to every guard; so do ``on_skip``, ``on_read`` and
     ``close``. ``on_arm``/``on_disarm`` come when the guard's armed stretch starts and ends
     (to add hooks needed only then, and remove them after).
@@ -240,6 +249,9 @@ class Guard:
 
     switch = ""
     window = 1  # consecutive armed steps per ``every`` the sampled moments need
+    # A value check (the bug can begin at any step: NaN, divergence, vanishing norms) is armed
+    # every cycle; a structural one only in the cycles `structure_cycle` picks.
+    dynamic = False
     every_step: frozenset[str] = frozenset()  # moments needed on every step
 
     def __init__(self, ctx: Context) -> None:
@@ -283,6 +295,16 @@ class Guard:
 
     def close(self) -> None:
         """At watch end: release anything the guard holds."""
+
+
+def structure_cycle(cycle: int, structure_every: int) -> bool:
+    """Cycle ``cycle`` (of ``every`` steps) runs the structural checks: cycles 0, 1, 2, 4, 8,
+    then every ``structure_every``-th. A code-shaped bug (a missing zero_grad, softmax into the
+    loss) is there from the first step its line runs, so the first cycles find it; later ones
+    only confirm, at a fraction of the cost."""
+    if structure_every <= 1 or cycle % structure_every == 0:
+        return True
+    return cycle < structure_every and cycle & (cycle - 1) == 0
 
 
 def optimizer_param_ids(optimizer: torch.optim.Optimizer) -> set[int]:
@@ -333,7 +355,8 @@ def first_tensor(value: Any, depth: int = 0) -> torch.Tensor | None:
     return None
 
 
-def _norms(grads: list[torch.Tensor]) -> torch.Tensor:
+def tensor_norms(grads: list[torch.Tensor]) -> torch.Tensor:
+    """Each tensor's 2-norm, stacked (one foreach kernel where the tensors allow)."""
     try:
         norms = torch._foreach_norm(grads)
         return torch.stack(norms) if len({n.dtype for n in norms}) == 1 else _as_float(norms)

@@ -18,6 +18,13 @@ class GuardsConfig:
         "warn", "warn once; raise at the step end"
     )
     every: int = option(100, "optimizer steps between the guards' host reads and sampled checks")
+    structure_every: int = option(
+        16,
+        "structural checks (zero_grad, clipping, loss input, scheduler, duplicate batches...) "
+        "run in the cycles of `every` steps numbered 0, 1, 2, 4, 8, then every this many "
+        "cycles; value checks (non-finite, loss trend, gradient norms) run every cycle; "
+        "1: structural checks every cycle too",
+    )
     zero_grad: bool = option(
         True, "gradients not zeroed after a step, or zeroed before the step used them"
     )
@@ -83,6 +90,7 @@ def validate_guards(config: GuardsConfig) -> GuardsConfig:
     """Reject values that type-check but cannot work (the main config validator can call this)."""
     for name in (
         "every",
+        "structure_every",
         "retained_steps",
         "max_consecutive_skips",
         "min_batchnorm_batch",

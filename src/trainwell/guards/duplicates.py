@@ -100,7 +100,8 @@ class DuplicateBatchGuard(Guard):
 
     def on_step_post(self) -> None:
         self.passes += 1
-        if self.ctx.steps % self.ctx.config.every == 0:  # the armed steps begin
+        ctx = self.ctx
+        if ctx.steps % ctx.config.every == 0 and ctx.checks_structure(ctx.steps):  # armed next
             self.remaining, self.block = _WINDOW, self.block + 1
 
     def on_read(self) -> None:

@@ -3,12 +3,13 @@
 The hooks do the watching; the observer adds what only the loop knows: a step skipped by
 GradScaler (``report.stepped``), the steps per epoch (``FitInfo``), the interval a
 ``TorchSchedule`` declares, and the moments to read the device flags (after every sampled step,
-i.e. every ``guards.every`` steps, and at the end of each validation, before a checkpoint). A
-non-finite stop is asked for through ``should_stop``.
+i.e. every ``guards.every`` steps; at the end of a validation whose losses are not finite,
+before a checkpoint; at the end). A non-finite stop is asked for through ``should_stop``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -17,6 +18,7 @@ from torch import nn
 from trainwell.guards.config import GuardsConfig
 from trainwell.guards.finding import Finding
 from trainwell.guards.grad_norm import GradNormGuard
+from trainwell.guards.loss_trend import LossTrendGuard
 from trainwell.guards.scheduler import SchedulerGuard
 from trainwell.guards.watcher import Watch
 from trainwell.observe import FitInfo, Observer, StepReport
@@ -25,9 +27,25 @@ from trainwell.observe import FitInfo, Observer, StepReport
 class FitGuards(Observer):
     """An observer running the guards for one `fit()` call; ``close()`` removes its hooks."""
 
-    def __init__(self, watch: Watch, declared_interval: str | None = None) -> None:
+    def __init__(
+        self,
+        watch: Watch,
+        declared_interval: str | None = None,
+        *,
+        trend_losses: bool = True,
+        log_every: int | None = None,
+    ) -> None:
         self.watch = watch
         self.declared_interval = declared_interval
+        # The loss trend follows the losses the loop reports (no hook on the loss): not for a
+        # step with several optimizers, whose losses pull against each other. Its first value
+        # comes from the first steps' losses on the device; after that, where the loop logs
+        # at least once per guard cadence, from the mean loss of each log (host numbers the
+        # loop has read anyway: no device work, nothing to read).
+        trend = watch.guard(LossTrendGuard) if trend_losses else None
+        self._trend = trend if isinstance(trend, LossTrendGuard) else None
+        self._trend_from_logs = log_every is not None and log_every <= watch.config.every
+        self._logged_step = 0
 
     @property
     def findings(self) -> list[Finding]:
@@ -73,6 +91,8 @@ class FitGuards(Observer):
         if not report.stepped:
             watch.skipped()
         else:  # where the step's batches were, for a finding about them (kept one read long)
+            if self._trend is not None:
+                self._follow_loss(self._trend, report)
             places = watch.ctx.batch_places
             places[report.step - 1] = (report.epoch, report.batch_in_epoch)
             places.pop(report.step - 1 - 2 * watch.config.every, None)
@@ -83,8 +103,20 @@ class FitGuards(Observer):
             watch.read()
         self._ask_stop()
 
+    def _follow_loss(self, trend: LossTrendGuard, report: StepReport) -> None:
+        if trend.first is None or not self._trend_from_logs:
+            trend.add(report.loss)
+        elif report.logged is not None:
+            trend.add_mean(report.logged["loss"], report.step - self._logged_step, report.step)
+        if report.logged is not None:
+            self._logged_step = report.step
+
     def on_eval_end(self, metrics: dict[str, float], *, step: int, epoch: int) -> None:
-        self.watch.read()
+        # Before a checkpoint is saved, a non-finite stop must have been asked for. Weights
+        # that went inf/NaN show in the epoch's losses, already on the host: read only then
+        # (the cadence reads and the final read see everything else).
+        if not _finite_losses(metrics):
+            self.watch.read()
         self._ask_stop()
 
     def on_fit_end(self, result: Any) -> None:
@@ -99,6 +131,13 @@ class FitGuards(Observer):
         reason = self.watch.ctx.stop_reason
         if reason and not self.should_stop:
             self.should_stop, self.stop_reason = True, reason
+
+
+def _finite_losses(metrics: dict[str, Any]) -> bool:
+    """``metrics`` hold a loss and every number in them is finite."""
+    numbers = [v for v in metrics.values() if isinstance(v, float | int)]
+    has_loss = any("loss" in key and isinstance(v, float | int) for key, v in metrics.items())
+    return has_loss and all(math.isfinite(v) for v in numbers)
 
 
 class _Off(Observer):
@@ -128,6 +167,8 @@ def for_fit(
     precision: Any,
     accumulate_steps: int,
     config: GuardsConfig,
+    trend_losses: bool = True,
+    log_every: int | None = None,
 ) -> FitGuards | _Off:
     """The guards as an `Observer` for `fit()`; call its ``close()`` when the run ends.
 
@@ -149,7 +190,7 @@ def for_fit(
         config=config,
         in_fit=True,
     )
-    return FitGuards(watch, interval)
+    return FitGuards(watch, interval, trend_losses=trend_losses, log_every=log_every)
 
 
 class GuardsGroup(Observer):
@@ -211,12 +252,14 @@ def for_fit_step(
     precision: Any,
     accumulate_steps: int,
     config: GuardsConfig,
+    log_every: int | None = None,
 ) -> FitGuards | _Off | GuardsGroup:
     """The guards for a `TrainStep`'s optimizers (`trainwell.step.Optimizers`): one watch per
-    optimizer, over the module it trains (its slot's ``module``, else the whole model)."""
+    optimizer, over the module it trains (its slot's ``module``, else the whole model).
+    ``log_every``: the loop's logging interval (the loss trend reads the logged losses)."""
     slots = dict(optimizers.items())
 
-    def guards_for(entry: Any, loss: Any) -> FitGuards | _Off:
+    def guards_for(entry: Any, loss: Any, trend: bool) -> FitGuards | _Off:
         return for_fit(
             entry.module if entry.module is not None else model,
             entry.optimizer,
@@ -225,9 +268,11 @@ def for_fit_step(
             precision=precision,
             accumulate_steps=accumulate_steps,
             config=config,
+            trend_losses=trend,
+            log_every=log_every,
         )
 
     if len(slots) == 1:
-        return guards_for(next(iter(slots.values())), loss_fn)
+        return guards_for(next(iter(slots.values())), loss_fn, True)
     # A step with several optimizers computes its own losses: fit's loss_fn is not among them.
-    return GuardsGroup({name: guards_for(entry, None) for name, entry in slots.items()})
+    return GuardsGroup({name: guards_for(entry, None, False) for name, entry in slots.items()})

@@ -21,6 +21,7 @@ from trainwell.guards.base import Guard
 
 class GradNormGuard(Guard):
     switch = "grad_norms"
+    dynamic = True  # a layer can vanish or explode at any step
 
     def attach(self) -> None:
         self.ema: dict[str, float] = {}  # layer -> running mean of log10(norm)

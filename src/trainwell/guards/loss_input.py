@@ -70,8 +70,8 @@ class LossInputGuard(Guard):
     def on_loss(self, kind: str, logits: torch.Tensor) -> None:
         ctx = self.ctx
         steps = ctx.steps
-        if steps == self.checked or steps % ctx.config.every or len(self.pending) >= 4:
-            return  # one call per sampled window; nothing else between reads
+        if steps == self.checked or len(self.pending) >= 4 or not ctx.structure_due:
+            return  # one call per structural window; nothing else between reads
         self.checked = steps
         found = row_flags(logits, ctx.config.loss_input_rows)
         if found is not None:

@@ -74,7 +74,11 @@ def _stacked(losses: list[torch.Tensor]) -> torch.Tensor:
 
 
 def _loss_name(loss_fn: Any) -> str:
-    return type(loss_fn).__name__
+    if loss_fn is None:
+        return "training loss"
+    if isinstance(loss_fn, nn.Module):
+        return type(loss_fn).__name__
+    return getattr(loss_fn, "__name__", None) or type(loss_fn).__name__
 
 
 def _training_loss(output: Any) -> torch.Tensor | None:
@@ -91,6 +95,7 @@ def _training_loss(output: Any) -> torch.Tensor | None:
 
 class LossTrendGuard(Guard):
     switch = "loss_trend"
+    dynamic = True
 
     def attach(self) -> None:
         self.losses: list[torch.Tensor] = []  # detached losses since the last point (no device op)
@@ -106,7 +111,30 @@ class LossTrendGuard(Guard):
         self.judging = True  # False once the loss is seen to be not positive
         self.numbers: dict[str, float | int] | None = None  # the latest point's numbers
         self.reported: dict[str, float | int] | None = None  # the numbers when reported
-        self.ctx.handles.extend(watch_loss(self.ctx, self._on_output))
+        self.host_total, self.host_count = 0.0, 0  # fit(): logged losses not yet in a point
+        if not self.ctx.in_fit:  # fit() hands over each step's loss itself (`add`): no hook
+            self.ctx.handles.extend(watch_loss(self.ctx, self._on_output))
+
+    def add_mean(self, mean: float, count: int, step: int) -> None:
+        """fit(), once the first value is known: the mean of ``count`` training losses that
+        the loop has read at its log (a host number: no device work). Points form as from
+        the device losses: at least ``loss_trend_losses`` losses each."""
+        if not self.judging or self.first is None or count <= 0:
+            return
+        self.host_total += mean * count
+        self.host_count += count
+        if self.host_count >= self.ctx.config.loss_trend_losses:
+            now = self.host_total / self.host_count
+            self.host_total, self.host_count = 0.0, 0
+            self._judge(now, step)
+
+    def add(self, loss: torch.Tensor) -> None:
+        """One training loss, detached (fit(): each optimizer step's, from the loop)."""
+        if self.judging:
+            self.losses.append(loss)
+            self.count += 1
+            if len(self.losses) >= _FOLD:  # no read for long: sum them (one op per _FOLD)
+                self._fold()
 
     def _on_output(self, output: Any) -> None:
         # every training call: a scalar that a backward can reach, the model in train mode
@@ -249,10 +277,11 @@ class AccumulationScaleGuard(Guard):
         self.closed = True  # loss graphs still alive must not write into the ring any more
 
     def _on_output(self, output: Any) -> None:
-        # Sampled: only the windows of the steps that run the sampled checks (the next step
-        # is one when ``steps % every == 0``); the read right after that step sees the whole
-        # window. An undivided loss is undivided in every window.
-        if self.closed or self.ctx.steps % self.ctx.config.every:
+        # Sampled: only the windows of the steps that run the structural checks (the next
+        # step is one when ``steps % every == 0`` in a structural cycle); the read right after
+        # that step sees the whole window. An undivided loss is undivided in every window.
+        ctx = self.ctx
+        if self.closed or ctx.steps % ctx.config.every or not ctx.checks_structure(ctx.steps):
             return
         loss = _training_loss(output)
         if loss is not None:

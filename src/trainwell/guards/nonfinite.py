@@ -38,7 +38,7 @@ from typing import Any
 
 import torch
 
-from trainwell.guards.base import ForwardRecord, Guard
+from trainwell.guards.base import ForwardRecord, Guard, optimizer_param_ids, tensor_norms
 from trainwell.guards.finding import NonFiniteError
 from trainwell.guards.hooks import Hook
 
@@ -73,6 +73,7 @@ def _keep(tensor: torch.Tensor) -> tuple[torch.Tensor, int | None]:
 
 class NonFiniteGuard(Guard):
     switch = "nonfinite_check"
+    dynamic = True
     # A NaN can be born on any step: its norms (by reference: no device op) and inputs are
     # kept every step, after the step (skip_step: before it); fp16 skips are counted.
     every_step = frozenset({"on_forward", "on_step_post"})
@@ -85,6 +86,12 @@ class NonFiniteGuard(Guard):
             self.every_step = self.every_step | {"on_step_pre"}
         self.fp16 = self.ctx.scaler is not None
         self.after = not self.before and not self.fp16  # norms after the step
+        # warn/stop: an update with inf/NaN gradients makes the weights inf/NaN, so the read
+        # checks the weights (one foreach kernel) and stacks the rows only when they are not
+        # finite. skip_step keeps the weights finite: its read looks at every row.
+        owned = optimizer_param_ids(self.ctx.optimizer)
+        self.weights = [p for p in self.ctx.params if id(p) in owned]
+        self.weights_tell = self.ctx.config.nonfinite != "skip_step" and bool(self.weights)
         self.most = 2 * self.ctx.config.every  # rows kept between reads
         # Each step's per-parameter gradient norms since the last read, by reference: no device
         # op a step (the norms are clipping's, or one foreach kernel); the read stacks them.
@@ -198,7 +205,26 @@ class NonFiniteGuard(Guard):
     def on_read(self) -> None:
         if not self.rows:
             return
+        if self.reported and self.ctx.config.nonfinite != "skip_step":
+            self.rows.clear()  # reported once; nothing further to say or do
+            self.inputs.clear()
+            self.dropped = None
+            return
         rows, self.rows = self.rows, deque()
+        dropped, self.dropped = self.dropped, None
+        inputs, self.inputs = self.inputs, deque(maxlen=self.inputs.maxlen)
+        if self.weights_tell:
+            finite = tensor_norms(self.weights).sum(dtype=torch.float64)
+            look = functools.partial(self._look_if_not_finite, rows, dropped, inputs)
+            self.ctx.read_later(finite, look)
+            return
+        steps, totals = self._totals(rows, dropped)
+        self.ctx.read_later(totals, functools.partial(self._judge, steps, inputs))
+
+    def _totals(
+        self, rows: deque[tuple[int, list[int], torch.Tensor]], dropped: torch.Tensor | None
+    ) -> tuple[list[int], torch.Tensor]:
+        """The steps of ``rows`` and, for each, the sum of its parameters' norms (device)."""
         count = len(self.ctx.params)
         steps = [step for step, _, _ in rows]
         # one row per step over all parameters (0 where a parameter had no gradient)
@@ -206,11 +232,24 @@ class NonFiniteGuard(Guard):
         self.history = torch.stack(norms)
         # a step's norms are >= 0: their sum (in float64: no overflow) is finite iff all are
         totals = self.history.sum(1, dtype=torch.float64)
-        if self.dropped is not None:
-            totals[0] += self.dropped
-            self.dropped = None
-        inputs, self.inputs = self.inputs, deque(maxlen=self.inputs.maxlen)
-        self.ctx.read_later(totals, functools.partial(self._judge, steps, inputs))
+        if dropped is not None:
+            totals[0] += dropped
+        return steps, totals
+
+    def _look_if_not_finite(
+        self,
+        rows: deque[tuple[int, list[int], torch.Tensor]],
+        dropped: torch.Tensor | None,
+        inputs: deque[_InputCheck],
+        weights: list[float],
+    ) -> None:
+        """The weights' norm was read: finite, then so were the gradients every update used;
+        else find the step and layer in the rows (a second read, on this rare path only)."""
+        if math.isfinite(weights[0]):
+            self.run = 0
+            return
+        steps, totals = self._totals(rows, dropped)
+        self._judge(steps, inputs, totals.tolist())
 
     def _judge(self, steps: list[int], inputs: deque[_InputCheck], totals: list[float]) -> None:
         finite = [math.isfinite(v) for v in totals]

@@ -102,8 +102,12 @@ class Watch:
         self.closed = True
         self._last_task = -2
         self._everything = _Table()  # every guard's moments: eval/no-grad forwards, held steps
-        self._tables: list[_Table] = []  # by phase (steps % every), then the unarmed table
-        self._posts: dict[int, list[Callable[[], None]]] = {}  # by phase entered
+        # by phase (steps % every): the windows of a structural cycle (every guard armed), and
+        # of the others (value checks only; None: nothing armed, the unarmed table serves)
+        self._tables: list[_Table] = []
+        self._lean: list[_Table | None] = []
+        # on_step_post moments from one table to the next: the guards armed in either
+        self._posts: dict[tuple[_Table, _Table], list[Callable[[], None]]] = {}
         self._table = self._unarmed = _Table()  # the current window's; between armed ones
         self._pre_hook: Any = None  # the optimizer step pre-hook, while a guard needs it
         # The first training record of the last armed windows: a graph that outlives its
@@ -149,30 +153,31 @@ class Watch:
     def _build_tables(self) -> None:
         """Which guard gets which per-step moment in each phase of the ``every``-step cycle
         (the guards' windows and attach() have set what they need)."""
-        every = self.config.every
-        span = min(every, max((g.window for g in self.guards), default=1))
+        guards = self.guards
+        span = min(self.config.every, max((g.window for g in guards), default=1))
         self._span = span
-        self._everything = _Table.of(self.guards, lambda g, m: True)
-        self._tables = [
-            _Table.of(self.guards, functools.partial(_armed_in, phase)) for phase in range(span)
-        ]
-        self._tables.append(_Table.of(self.guards, lambda g, m: m in g.every_step))
-        # on_step_post: to the guards armed in the window that ended or the one beginning
+        self._everything = _Table.of(guards, lambda g, m: True)
+        self._unarmed = _Table.of(guards, lambda g, m: m in g.every_step)
+        self._unarmed_posts = self._unarmed.on_step_post
+        self._tables = [_Table.of(guards, functools.partial(_armed_in, p)) for p in range(span)]
+        self._lean = [_Table.of(guards, functools.partial(_armed_lean, p)) for p in range(span)]
+        for phase in range(1, span):
+            if not self._lean[phase].armed:
+                self._lean[phase] = None
         self._posts = {}
-        for phase in range(span + 1) if span < every else range(every):
-            before = (phase - 1) % every
-            self._posts[phase] = [
+
+    def _posts_between(self, old: _Table, new: _Table) -> list[Callable[[], None]]:
+        """on_step_post: to the guards armed in the window that ended or the one beginning
+        (and those needing it every step); cached per pair of tables."""
+        posts = self._posts.get((old, new))
+        if posts is None:
+            posts = self._posts[(old, new)] = [
                 g.on_step_post
                 for g in self.guards
                 if overrides(g, "on_step_post")
-                and (
-                    "on_step_post" in g.every_step
-                    or _armed_in(before, g, "")
-                    or _armed_in(phase, g, "")
-                )
+                and ("on_step_post" in g.every_step or g in old.armed or g in new.armed)
             ]
-        self._unarmed = self._tables[span]
-        self._unarmed_posts = self._unarmed.on_step_post
+        return posts
 
     def _held(self, steps: int) -> bool:
         """A training graph of an armed window two or more steps ago is still alive:
@@ -222,8 +227,13 @@ class Watch:
     def _next_table(self, steps: int) -> _Table:
         if self._tracked and self._held(steps):
             return self._everything
-        phase = steps % self.config.every
-        return self._tables[phase] if phase < self._span else self._unarmed
+        every = self.config.every
+        phase = steps % every
+        if phase >= self._span:
+            return self._unarmed
+        if self.ctx.checks_structure(steps):
+            return self._tables[phase]
+        return self._lean[phase] or self._unarmed
 
     def close(self) -> None:
         """Final read, then remove every hook and wrapper (safe to call twice)."""
@@ -344,12 +354,7 @@ class Watch:
                 moment()
             ctx.due, ctx._norms = False, None
         else:
-            everything = self._everything
-            if old is everything or new is everything:
-                posts = everything.on_step_post
-            else:
-                posts = self._posts.get(steps % self.config.every, self._unarmed_posts)
-            for moment in posts:
+            for moment in self._posts_between(old, new):
                 moment()
             self._switch(new)
         if was_due and not ctx.in_fit:  # fit() reads at its own moment (on_step_end)
@@ -400,6 +405,11 @@ _MOMENTS = ("on_forward", "on_backward", "on_step_pre", "on_step_post")
 def _armed_in(phase: int, guard: Guard, moment: str) -> bool:
     """``guard`` gets ``moment`` in the window at ``phase`` (``steps % every``)."""
     return phase < guard.window or moment in guard.every_step
+
+
+def _armed_lean(phase: int, guard: Guard, moment: str) -> bool:
+    """...of a cycle without the structural checks: value checks only."""
+    return (guard.dynamic and phase < guard.window) or moment in guard.every_step
 
 
 class _Table:
