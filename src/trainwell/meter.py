@@ -110,6 +110,7 @@ class Meter:
             samples=samples,
             data_wait_s=self.last_wait_s,
             scale=precision.scale,
+            window=window,
         )
 
     def read_interval(self, grad_norm: torch.Tensor, lr: float) -> dict[str, float]:

@@ -165,3 +165,47 @@ def test_fit_loss_trend_from_logs_or_device_losses(log_every):
         result = tw.fit(model, (x, y), loss=nn.MSELoss(), config=config, optimizer=opt)
     assert codes(result) == ["loss-diverging"]
     assert result.findings[0].where == "MSELoss"
+
+
+def test_fit_hooks_the_model_forward_only_in_the_armed_windows():
+    seen = []
+
+    class Hooks(tw.Observer):
+        def on_step_end(self, report):
+            seen.append((report.step, bool(model._forward_hooks)))
+
+    model = Net()
+    g = torch.Generator().manual_seed(0)
+    data = (torch.randn(64, 4, generator=g), torch.randint(0, 3, (64,), generator=g))
+    result = _fit(model, data, guards={"every": 10}, epochs=6, observers=[Hooks()])
+    assert result.findings == [] and not model._forward_hooks  # removed at the end
+    hooked = [step for step, on in seen if on]
+    # after step s the next window's table is in place: hooked for steps 0-2 of each cycle
+    assert hooked == [s for s in range(1, 25) if s % 10 in (0, 1, 2)]
+
+
+@pytest.mark.parametrize("target", ["class", "regression"])
+def test_fit_names_a_nan_input_batch_between_the_windows(target):
+    torch.manual_seed(0)
+    x = torch.randn(64, 4)
+    if target == "class":
+        model, loss = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3)), None
+        y = torch.randint(0, 3, (64,))
+        x[44, 1] = float("nan")  # batch 5 of epoch 1 (8 samples each, no shuffle): step 5
+        where = "input 0"
+    else:
+        model, loss = nn.Linear(4, 1), nn.MSELoss()
+        y = torch.randn(64, 1)
+        y[44, 0] = float("nan")  # the target of step 5: no forward ever sees it
+        where = "batch[1]"
+    config = {
+        "run": {"quiet": True},
+        "data": {"batch_size": 8, "shuffle": False},
+        "train": {"max_epochs": 2},
+        "guards": {"every": 100, "nonfinite": "stop"},
+    }
+    with warns("nonfinite-input"):
+        result = tw.fit(model, (x, y), config=config, loss=loss)
+    finding = result.findings[0]
+    assert codes(result) == ["nonfinite-input"] and finding.where == where
+    assert finding.step == 5 and "epoch 1, batch 6" in finding.message

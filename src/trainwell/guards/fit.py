@@ -19,6 +19,7 @@ from trainwell.guards.config import GuardsConfig
 from trainwell.guards.finding import Finding
 from trainwell.guards.grad_norm import GradNormGuard
 from trainwell.guards.loss_trend import LossTrendGuard
+from trainwell.guards.nonfinite import NonFiniteGuard
 from trainwell.guards.scheduler import SchedulerGuard
 from trainwell.guards.watcher import Watch
 from trainwell.observe import FitInfo, Observer, StepReport
@@ -45,6 +46,9 @@ class FitGuards(Observer):
         trend = watch.guard(LossTrendGuard) if trend_losses else None
         self._trend = trend if isinstance(trend, LossTrendGuard) else None
         self._trend_from_logs = log_every is not None and log_every <= watch.config.every
+        # The non-finite check names a NaN input batch from the batches the loop reports.
+        nonfinite = watch.guard(NonFiniteGuard)
+        self._nonfinite = nonfinite if isinstance(nonfinite, NonFiniteGuard) else None
         self._logged_step = 0
 
     @property
@@ -91,6 +95,8 @@ class FitGuards(Observer):
         if not report.stepped:
             watch.skipped()
         else:  # where the step's batches were, for a finding about them (kept one read long)
+            if self._nonfinite is not None:
+                self._nonfinite.keep_batches(report.step - 1, report.window)
             if self._trend is not None:
                 self._follow_loss(self._trend, report)
             places = watch.ctx.batch_places

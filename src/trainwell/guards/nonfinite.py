@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,8 +130,10 @@ class NonFiniteGuard(Guard):
         record: ForwardRecord | None,
         grad_enabled: bool,
     ) -> None:
-        if not grad_enabled or self.fp16:
-            return  # no gradients from it; fp16: GradScaler skips those steps itself
+        if not grad_enabled or self.fp16 or self.ctx.in_fit:
+            # no gradients from it; fp16: GradScaler skips those steps itself; fit(): the
+            # loop hands over each step's batches (`keep_batches`)
+            return
         if len(args) == 1 and not kwargs:  # the usual: one small tensor, kept as it is
             tensor = args[0]
             if (
@@ -147,6 +149,42 @@ class NonFiniteGuard(Guard):
             self.inputs.append(
                 _InputCheck(
                     self.ctx.steps,
+                    0,  # set when looked at
+                    [name for name, _ in found],
+                    [tuple(t.shape) for _, t in found],
+                    [t.dtype for _, t in found],
+                    [value for value, _ in kept],
+                    [version for _, version in kept],
+                )
+            )
+
+    def keep_batches(self, step: int, window: Sequence[Any]) -> None:
+        """fit(): the floating tensors of the micro-batches of the window that made optimizer
+        step ``step`` (steps done before it), as the loop took them from the loader (by
+        reference, or a sum when large): ``input 0`` is the model's input of an
+        (inputs, targets) pair, ``batch[j]`` another element, ``input 'key'`` a dict's."""
+        if self.fp16:
+            return
+        inputs = self.inputs
+        for micro in window:
+            batch = getattr(micro, "batch", micro)
+            if type(batch) in (tuple, list) and len(batch) == 2:  # the usual (x, y)
+                x, y = batch
+                if (
+                    type(x) is torch.Tensor
+                    and x.numel() <= _KEEP
+                    and not (isinstance(y, torch.Tensor) and y.is_floating_point())
+                ):
+                    inputs.append((step, x, x._version))
+                    continue
+            found = list(_floating_batch(batch))
+            if not found:
+                inputs.append(_InputCheck(step, 0, [], [], [], [], []))  # keeps its place
+                continue
+            kept = [_keep(t) for _, t in found]
+            inputs.append(
+                _InputCheck(
+                    step,
                     0,  # set when looked at
                     [name for name, _ in found],
                     [tuple(t.shape) for _, t in found],
@@ -313,7 +351,7 @@ class NonFiniteGuard(Guard):
         self, step: int, inputs: deque[_InputCheck]
     ) -> tuple[_InputCheck, list[int]] | None:
         """The first forward of ``step`` whose inputs held inf/NaN, and which (None: finite)."""
-        checks = _checks(step, inputs)
+        checks = [c for c in _checks(step, inputs) if c.values]  # (a batch may have none)
         if not checks:
             return None
         device = checks[0].values[0].device
@@ -449,6 +487,25 @@ def _floating_inputs(args: tuple, kwargs: Mapping[str, Any]) -> Iterator[tuple[s
     items += [(f"input {k!r}", v, False) for k, v in kwargs.items()]
     for name, value, bare in items:
         for sub, tensor in _tensors(value, name, bare):
+            if found == _MAX_INPUTS:
+                return
+            if _floating(tensor):
+                found += 1
+                yield sub, tensor
+
+
+def _floating_batch(batch: Any) -> Iterator[tuple[str, torch.Tensor]]:
+    """(name, tensor) of a batch's floating tensors: ``input 0`` (a tensor, or the first of a
+    tuple), ``batch[1]``, ``input 'image'`` (a dict's)."""
+    if isinstance(batch, Mapping):
+        items = [(f"input {key!r}", value) for key, value in batch.items()]
+    elif isinstance(batch, list | tuple):
+        items = [("input 0" if j == 0 else f"batch[{j}]", v) for j, v in enumerate(batch)]
+    else:
+        items = [("input 0", batch)]
+    found = 0
+    for name, value in items:
+        for sub, tensor in _tensors(value, name, False):
             if found == _MAX_INPUTS:
                 return
             if _floating(tensor):

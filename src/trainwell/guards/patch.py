@@ -181,7 +181,8 @@ def _clip_norm_keeping_norms(
     """``clip_grad_norm_`` with torch's own kernels in torch's order (so the same result), that
     also publishes the per-parameter norms it computes; None where only torch's own function
     gives the same result (mixed devices or dtypes, error_if_nonfinite, foreach=False)."""
-    grads = [p.grad for p in params if p.grad is not None]
+    with_grad = [p for p in params if p.grad is not None]
+    grads = [p.grad for p in with_grad]
     if (
         _CLIP_WITH_NORM is None
         or not grads
@@ -194,5 +195,5 @@ def _clip_norm_keeping_norms(
     norms = torch.stack(torch._foreach_norm(grads, norm_type))
     total = torch.linalg.vector_norm(norms, norm_type)
     _CLIP_WITH_NORM(params, max_norm, total, foreach=foreach)
-    publish_clip_norms([p for p in params if p.grad is not None], norms)
+    publish_clip_norms(with_grad, norms)
     return total

@@ -110,6 +110,8 @@ class Watch:
         self._posts: dict[tuple[_Table, _Table], list[Callable[[], None]]] = {}
         self._table = self._unarmed = _Table()  # the current window's; between armed ones
         self._pre_hook: Any = None  # the optimizer step pre-hook, while a guard needs it
+        self._unarmed_until = 0  # in the unarmed table until this step count (0: not in it)
+        self._forward_hook: Any = None  # the model's forward hook (fit(): in windows only)
         # The first training record of the last armed windows: a graph that outlives its
         # step keeps the watch armed (``_held``) while it lives.
         self._tracked: collections.deque[tuple[int, weakref.ref]] = collections.deque(maxlen=4)
@@ -130,9 +132,7 @@ class Watch:
         self.closed = False
         ctx = self.ctx
         self.guards = [cls(ctx) for cls in GUARDS if getattr(self.config, cls.switch)]
-        ctx.handles.append(
-            ctx.model.register_forward_hook(Hook(self._on_forward), with_kwargs=True)
-        )
+        self._hook_forwards(True)
         ctx.handles.append(ctx.optimizer.register_step_post_hook(Hook(self._on_step_post)))
         if ctx.scaler is not None and not ctx.in_fit:
             self._watch_scaler_update(ctx.scaler)
@@ -196,6 +196,9 @@ class Watch:
         ctx = self.ctx
         ctx.armed = new.records
         ctx.begin_step()
+        # the steps until the next window need nothing of the table (see `_on_step_post`)
+        every = self.config.every
+        self._unarmed_until = (ctx.steps // every + 1) * every if new is self._unarmed else 0
         if new is old and not first:
             return
         for guard in old.armed:
@@ -209,6 +212,21 @@ class Watch:
         elif not new.on_step_pre and self._pre_hook is not None:
             self._pre_hook.remove()
             self._pre_hook = None
+        if ctx.in_fit:
+            self._hook_forwards(new is not self._unarmed)
+
+    def _hook_forwards(self, on: bool) -> None:
+        """Add or remove the model's forward hook. fit() removes it between the armed
+        windows: there the loop itself hands over what the every-step checks need (each
+        step's batches and loss), and its validation is right by construction (eval mode,
+        inference_mode); a forward hook would send every forward through the slow path of
+        ``Module.__call__``."""
+        if on and self._forward_hook is None:
+            hook = Hook(self._on_forward)
+            self._forward_hook = self.ctx.model.register_forward_hook(hook, with_kwargs=True)
+        elif not on and self._forward_hook is not None:
+            self._forward_hook.remove()
+            self._forward_hook = None
 
     def _arm_window(self) -> None:
         """Arm every guard for the rest of this window (a forward in eval mode with gradients
@@ -250,6 +268,7 @@ class Watch:
         if self._pre_hook is not None:
             self._pre_hook.remove()
             self._pre_hook = None
+        self._hook_forwards(False)
         for guard in self.guards:
             guard.close()
         for handle in self.ctx.handles:
@@ -347,6 +366,12 @@ class Watch:
         ctx.backwards = ctx.forwards = 0
         ctx.last_window_skipped = False
         self._last_task = -2
+        if steps < self._unarmed_until and not self._tracked:  # the usual step, between windows
+            for moment in self._unarmed_posts:
+                moment()
+            ctx._norms = None
+            self._end_step()
+            return
         was_due = ctx.due
         old, new = self._table, self._next_table(steps)
         if old is new is self._unarmed:  # the usual step, between armed ones
@@ -359,11 +384,14 @@ class Watch:
             self._switch(new)
         if was_due and not ctx.in_fit:  # fit() reads at its own moment (on_step_end)
             self.read()
+        self._end_step()
+
+    def _end_step(self) -> None:
         state = patch._state
         if getattr(state, "clip_norms", None) is not None:
             state.clip_norms = None  # this step's: never read as the next one's
-        if ctx.reporter.pending is not None:  # the end of the step: never inside autograd
-            ctx.reporter.raise_pending()
+        if self.ctx.reporter.pending is not None:  # the end of the step: never inside autograd
+            self.ctx.reporter.raise_pending()
 
     def _scaler_skipped(self, optimizer: Any) -> bool:
         """GradScaler calls a fused optimizer's step even on inf/NaN (its kernel then does

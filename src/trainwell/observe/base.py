@@ -44,6 +44,9 @@ class StepReport:
     data_wait_s: float
     scale: torch.Tensor | None = None
     logged: dict[str, float] | None = None
+    # the step's micro-batches (`MicroBatch`: ``.batch`` as the loader yielded it, before it
+    # was moved to the device); the same list the step used, not a copy
+    window: list[Any] = field(default_factory=list)
 
 
 class Observer:
