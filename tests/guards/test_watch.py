@@ -25,10 +25,15 @@ def test_hooks_and_wrappers_are_removed_on_exit():
     sched = torch.optim.lr_scheduler.StepLR(opt, 3)
     clip, ce = torch.nn.utils.clip_grad_norm_, F.cross_entropy
     with watch(model, opt, loss_fn=nn.CrossEntropyLoss(), scheduler=sched):
-        assert model._forward_hooks and opt._optimizer_step_pre_hooks
+        assert opt._optimizer_step_pre_hooks
         assert torch.nn.utils.clip_grad_norm_ is not clip and F.cross_entropy is not ce
         assert "step" not in vars(sched)  # observed from its class: nothing on the instance
+        # the model's forward: observed from its class too (no forward hook, no slow path)
+        assert not model._forward_hooks and "forward" in vars(Net) and "forward" not in vars(model)
     assert not model._forward_hooks and not model.net[1]._forward_pre_hooks
+    assert vars(Net)["forward"].__name__ == "forward" and not hasattr(
+        vars(Net)["forward"], "__trainwell_guard__"
+    )  # the class's own forward is back
     assert not opt._optimizer_step_pre_hooks and not opt._optimizer_step_post_hooks
     assert (
         torch.nn.utils.clip_grad_norm_ is clip and torch.nn.utils.clip_grad.clip_grad_norm_ is clip
@@ -129,3 +134,17 @@ def test_public_names_and_a_torch_free_config_import():
     code = "import sys, trainwell.guards.config; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_model_forward_is_observed_by_a_hook_when_its_class_is_used_inside():
+    inner = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+    model = nn.Sequential(inner, nn.Sequential(nn.Linear(8, 3)))  # Sequentials inside
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with watch(model, opt) as guards:
+        assert model._forward_hooks  # a hook: wrapping Sequential.forward would tax `inner`
+        assert not hasattr(nn.Sequential.forward, "__trainwell_guard__")
+        for x, y in batches(3):
+            opt.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+    assert guards.findings == [] and not model._forward_hooks

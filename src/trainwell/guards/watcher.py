@@ -37,7 +37,7 @@ from trainwell.guards.duplicates import DuplicateBatchGuard
 from trainwell.guards.finding import Finding
 from trainwell.guards.grad_norm import GradNormGuard
 from trainwell.guards.graph import EvalGraphGuard, RetainedGraphGuard
-from trainwell.guards.hooks import CallHandle, Hook, before_call
+from trainwell.guards.hooks import CallHandle, Hook, around_call, before_call
 from trainwell.guards.loss_input import LossInputGuard
 from trainwell.guards.loss_trend import AccumulationScaleGuard, LossTrendGuard
 from trainwell.guards.mode import TrainModeGuard
@@ -216,14 +216,21 @@ class Watch:
             self._hook_forwards(new is not self._unarmed)
 
     def _hook_forwards(self, on: bool) -> None:
-        """Add or remove the model's forward hook. fit() removes it between the armed
-        windows: there the loop itself hands over what the every-step checks need (each
-        step's batches and loss), and its validation is right by construction (eval mode,
-        inference_mode); a forward hook would send every forward through the slow path of
-        ``Module.__call__``."""
+        """Add or remove the watch on the model's forward calls. A forward hook sends every
+        forward through the slow path of ``Module.__call__``, so `watch()` (which may wrap, and
+        restores on exit) observes the model's class ``forward`` for this instance instead
+        (`hooks.around_call`), unless the class is also used inside the model (each of those
+        calls would pay a lookup). fit() wraps nothing process-wide: it keeps a forward hook,
+        removed between the armed windows, where the loop itself hands over what the
+        every-step checks need (each step's batches and loss) and its validation is right by
+        construction (eval mode, inference_mode)."""
         if on and self._forward_hook is None:
-            hook = Hook(self._on_forward)
-            self._forward_hook = self.ctx.model.register_forward_hook(hook, with_kwargs=True)
+            model = self.ctx.model
+            if self.ctx.in_fit or _class_used_inside(model):
+                hook = Hook(self._on_forward)
+                self._forward_hook = model.register_forward_hook(hook, with_kwargs=True)
+            else:
+                self._forward_hook = around_call(model, "forward", Hook(self._on_forward, model))
         elif not on and self._forward_hook is not None:
             self._forward_hook.remove()
             self._forward_hook = None
@@ -471,6 +478,12 @@ class _Table:
             for m in _MOMENTS
         )
         return table
+
+
+def _class_used_inside(model: nn.Module) -> bool:
+    """A module inside ``model`` has ``model``'s own class (nested ``nn.Sequential``s)."""
+    cls = type(model)
+    return any(type(m) is cls for m in model.modules() if m is not model)
 
 
 def _graph_task_id() -> int:
