@@ -205,6 +205,7 @@ def build_checkpointer(cfg: Config) -> Checkpointer | NoCheckpoints:
         mode=cfg.monitor.mode,
         async_save=c.async_save,
         grace_period_s=c.grace_period_s,
+        min_interval_s=c.min_interval_s,
     )
 
 
@@ -220,10 +221,13 @@ class NoCheckpoints:
     def due_after_step(self, step: int) -> bool:
         return False
 
-    def due_after_epoch(self, epoch: int, last: bool) -> bool:
+    def due_after_epoch(self, epoch: int, last: bool, *, best: bool = False) -> bool:
         return False
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def hold(self, *args: Any, **kwargs: Any) -> None:
         return None
 
     def __enter__(self) -> NoCheckpoints:

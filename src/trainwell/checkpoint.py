@@ -435,6 +435,12 @@ class Checkpointer:
       monitored metric (``mode`` min/max);
     - ``async_save``: copy the state to CPU at the step boundary and write it in a background
       thread; at most one save is in flight, the next save and `close` wait for it;
+    - ``min_interval_s``: saves on the cadence (and at a new best) come no closer together
+      than this (None: 20x the last save's blocking time, so saving takes at most ~5% of the
+      run however short its epochs; 0: every one). The end of training and a stop always
+      save. A new best inside the interval is not lost: its state is copied to CPU
+      (`hold`) and written just before the next save (a crash in between loses that best
+      only; the best before it stays on disk);
     - a checkpoint whose weights hold NaN/Inf is never written over good ones.
     """
 
@@ -450,6 +456,7 @@ class Checkpointer:
         mode: str = "min",
         async_save: bool = False,
         grace_period_s: float = 30.0,
+        min_interval_s: float | None = 0.0,
     ) -> None:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -458,6 +465,9 @@ class Checkpointer:
         self.monitor, self.mode = monitor, mode
         self.async_save, self.grace_period_s = async_save, grace_period_s
         self.saves: list[SaveRecord] = []
+        self.min_interval_s = min_interval_s
+        self._last_save_at = -math.inf  # time.monotonic() when the last save began
+        self._held: tuple[dict[str, Any], SaveRecord] | None = None  # a best to write next
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
         self._lock = threading.Lock()
@@ -466,10 +476,20 @@ class Checkpointer:
     # ---- cadence ------------------------------------------------------------
 
     def due_after_step(self, step: int) -> bool:
-        return bool(self.every_steps) and step > 0 and step % self.every_steps == 0
+        cadence = bool(self.every_steps) and step > 0 and step % self.every_steps == 0
+        return cadence and self._interval_passed()
 
-    def due_after_epoch(self, epoch: int, last: bool) -> bool:
-        return last or (bool(self.every_epochs) and epoch % self.every_epochs == 0)
+    def due_after_epoch(self, epoch: int, last: bool, *, best: bool = False) -> bool:
+        """Save now: at the end, or on the epoch cadence or at a new best (``best``) once
+        ``min_interval_s`` has passed since the last save."""
+        cadence = best or (bool(self.every_epochs) and epoch % self.every_epochs == 0)
+        return last or (cadence and self._interval_passed())
+
+    def _interval_passed(self) -> bool:
+        interval = self.min_interval_s
+        if interval is None:  # auto: the last save's blocking time x 20 (saving <= ~5%)
+            interval = 20 * self.saves[-1].blocked_s if self.saves else 0.0
+        return time.monotonic() - self._last_save_at >= interval
 
     # ---- paths --------------------------------------------------------------
 
@@ -502,7 +522,9 @@ class Checkpointer:
         metrics) and ``manifest`` values go into the sidecar.
         """
         started = time.perf_counter()
+        self._last_save_at = time.monotonic()
         self.wait()  # at most one save in flight
+        self.write_held()  # a best held back by min_interval_s: older, so written first
         state = state_of(parts)
         bad = _first_nonfinite(state.get("model", {}))
         if bad is not None:
@@ -534,6 +556,41 @@ class Checkpointer:
             record.blocked_s = time.perf_counter() - started
         self.saves.append(record)
         return record
+
+    def hold(
+        self,
+        parts: Mapping[str, Stateful | None],
+        counters: Any,
+        *,
+        metrics: Mapping[str, Any] | None = None,
+        **manifest: Any,
+    ) -> None:
+        """A new best inside ``min_interval_s``: copy its state to CPU now and write it just
+        before the next save (or at `close`). A later held best replaces it (it is better)."""
+        state = state_of(parts)
+        if _first_nonfinite(state.get("model", {})) is not None:
+            return  # never a best, never written
+        record = SaveRecord(
+            path=self.path_for(counters.step),
+            step=counters.step,
+            epoch=counters.epoch,
+            blocked_s=0.0,
+            metrics=dict(metrics or {}),
+        )
+        info = {"step": counters.step, "epoch": counters.epoch, "time": time.time(), **manifest}
+        self._held = ({"format": FORMAT, "manifest": info, "state": _snapshot(state)}, record)
+
+    def write_held(self) -> None:
+        """Write the best held back by ``min_interval_s``, if any (before a later save)."""
+        if self._held is None:
+            return
+        payload, record = self._held
+        self._held = None
+        started = time.perf_counter()
+        self.wait()
+        self._write(payload, record)
+        record.blocked_s = time.perf_counter() - started
+        self.saves.append(record)
 
     def _write_in_background(self, payload: dict[str, Any], record: SaveRecord) -> None:
         try:
@@ -641,6 +698,7 @@ class Checkpointer:
 
     def close(self) -> None:
         self.wait()
+        self.write_held()  # the run ended without a later save (an error): keep its best
 
     def __enter__(self) -> Checkpointer:
         return self

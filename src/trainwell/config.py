@@ -171,6 +171,12 @@ class CheckpointConfig:
     keep_last: int = option(2, "newest checkpoints to keep")
     keep_best: int = option(1, "best checkpoints (by monitor.metric) to keep besides the newest")
     async_save: bool = option(False, "copy state to CPU and write it in a background thread")
+    min_interval_s: float | None = option(
+        None,
+        "seconds between cadence/best saves at least; null: 20x the last save's time "
+        "(saving <= ~5% of the run); 0: every due save. The end and a stop always save; "
+        "a new best inside the interval is written before the next save",
+    )
     grace_period_s: float = option(
         30.0, "warn when one save takes longer (preemption notices are short)"
     )
@@ -645,6 +651,12 @@ def validate_config(config: Config) -> Config:
         value = getattr(getattr(config, section), name)
         if value is not None and not value > 0:
             raise ConfigError(f"{key}={value!r} must be > 0")
+    interval = config.checkpoint.min_interval_s
+    if interval is not None and interval < 0:
+        raise ConfigError(
+            f"checkpoint.min_interval_s={interval!r} must be >= 0 (0: every due save), or null "
+            "(auto)"
+        )
     workers = config.data.num_workers
     if workers != "auto" and workers < 0:
         raise ConfigError(f"data.num_workers={workers!r} must be >= 0, or auto")

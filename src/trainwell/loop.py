@@ -285,9 +285,11 @@ def fit(
             stop_reason = _agreed(strategy, stop_reason or _interruption(preemption, observers))
 
             # ── checkpoint (on its cadence, at a new best, and always at the end) ──
-            final = last or stop_reason is not None
-            if checkpointer.due_after_epoch(counters.epoch, final) or best_weights.save_due(record):
+            final, new_best = last or stop_reason is not None, best_weights.save_due(record)
+            if checkpointer.due_after_epoch(counters.epoch, final, best=new_best):
                 save(metrics=record)
+            elif new_best:  # within checkpoint.min_interval_s: copied now, written next save
+                checkpointer.hold(state, counters, metrics=record, **manifest)
             if stop_reason:
                 break
 

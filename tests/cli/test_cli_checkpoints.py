@@ -14,6 +14,10 @@ from trainwell.errors import EXIT_GUARD_STOPPED, EXIT_OK, EXIT_USAGE, EXIT_WRITE
 from trainwell.guards import GuardWarning
 
 SMALL = ["--set", "model.hidden=8", "--set", "model.num_points=300", "--quiet"]
+SMALL += [
+    "--set",
+    "checkpoint.min_interval_s=0",
+]  # a checkpoint at every epoch: the files these tests look at
 
 
 def train(run_dir, *extra, epochs=3):

@@ -271,6 +271,7 @@ def test_real_fit_stops_on_nan_gradients_and_keeps_the_last_good_checkpoint(tmp_
         "data": {"batch_size": 16},
         "train": {"max_epochs": 10},
         "guards": {"every": 4},
+        "checkpoint": {"min_interval_s": 0},  # a checkpoint at each epoch, the good ones kept
     }
     with warns("nonfinite-grad"):
         result = tw.fit(model, (x, y), config=cfg)

@@ -13,6 +13,7 @@ import trainwell as tw
 from trainwell.checkpoint import (
     CheckpointWarning,
     find_checkpoint,
+    list_checkpoints,
     restore,
     state_of,
     verify,
@@ -213,12 +214,81 @@ def test_checkpointer_removes_stale_temp_files(tmp_path):
     assert not stale.exists()
 
 
-def test_checkpointer_cadence():
-    ckpt_steps = tw.Checkpointer.__new__(tw.Checkpointer)
-    ckpt_steps.every_steps, ckpt_steps.every_epochs = 5, 2
+def test_checkpointer_cadence(tmp_path):
+    ckpt_steps = tw.Checkpointer(tmp_path, every_steps=5, every_epochs=2)
     assert [s for s in range(0, 16) if ckpt_steps.due_after_step(s)] == [5, 10, 15]  # not 0
     assert [e for e in range(1, 6) if ckpt_steps.due_after_epoch(e, last=False)] == [2, 4]
     assert ckpt_steps.due_after_epoch(5, last=True)
+    assert ckpt_steps.due_after_epoch(3, last=False, best=True)  # a new best: due too
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_min_interval_spaces_cadence_saves_but_not_the_end(tmp_path, monkeypatch):
+    clock = _Clock()
+    monkeypatch.setattr("trainwell.checkpoint.time.monotonic", clock)
+    ckpt = tw.Checkpointer(tmp_path, every_epochs=1, every_steps=1, min_interval_s=10.0)
+    parts, counters = _parts(1), tw.Counters()
+    assert ckpt.due_after_epoch(1, last=False)  # nothing saved yet
+    ckpt.save(parts, counters)
+    clock.now += 9.0
+    assert not ckpt.due_after_epoch(2, last=False) and not ckpt.due_after_step(3)
+    assert not ckpt.due_after_epoch(2, last=False, best=True)
+    assert ckpt.due_after_epoch(2, last=True)  # the end always saves
+    clock.now += 1.0
+    assert ckpt.due_after_epoch(3, last=False) and ckpt.due_after_step(4)
+
+
+def test_auto_interval_is_twenty_times_the_last_save(tmp_path, monkeypatch):
+    clock = _Clock()
+    monkeypatch.setattr("trainwell.checkpoint.time.monotonic", clock)
+    ckpt = tw.Checkpointer(tmp_path, every_epochs=1, min_interval_s=None)
+    ckpt.save(_parts(1), tw.Counters())
+    blocked = ckpt.saves[-1].blocked_s
+    clock.now += 19 * blocked
+    assert not ckpt.due_after_epoch(2, last=False)
+    clock.now += 2 * blocked
+    assert ckpt.due_after_epoch(2, last=False)
+
+
+def test_a_held_best_is_written_before_the_next_save_with_its_own_state(tmp_path):
+    ckpt = tw.Checkpointer(tmp_path, keep_last=5, keep_best=1, monitor="val_loss", mode="min")
+    parts, counters = _parts(1), tw.Counters()
+    counters.step, counters.epoch = 4, 1
+    ckpt.save(parts, counters, metrics={"val_loss": 2.0})
+    counters.step, counters.epoch = 8, 2
+    held_weights = {k: v.clone() for k, v in parts["model"].state_dict().items()}
+    ckpt.hold(parts, counters, metrics={"val_loss": 1.0})  # a new best, inside the interval
+    with torch.no_grad():
+        for p in parts["model"].parameters():
+            p.add_(1.0)  # training goes on: the held copy must not change
+    assert [p.name for p in list_checkpoints(tmp_path)] == ["step-00000004.pt"]
+    counters.step, counters.epoch = 12, 3
+    ckpt.save(parts, counters, metrics={"val_loss": 1.5})
+    assert [p.name for p in list_checkpoints(tmp_path)][:2] == [
+        "step-00000012.pt",
+        "step-00000008.pt",
+    ]
+    best = tw.load_checkpoint(ckpt.best_path)
+    assert best["manifest"]["step"] == 8
+    for key, value in held_weights.items():
+        assert torch.equal(best["state"]["model"][key], value)
+    assert tw.load_checkpoint(ckpt.last_path)["manifest"]["step"] == 12
+
+
+def test_close_writes_a_held_best(tmp_path):
+    ckpt = tw.Checkpointer(tmp_path, keep_best=1, monitor="val_loss", mode="min")
+    counters = tw.Counters()
+    counters.step, counters.epoch = 3, 1
+    ckpt.hold(_parts(1), counters, metrics={"val_loss": 1.0})
+    ckpt.close()
+    assert tw.load_checkpoint(ckpt.best_path)["manifest"]["step"] == 3
 
 
 # --------------------------------------------------------------------------- restore / weights

@@ -40,7 +40,7 @@ def config(run_dir, **checkpoint):
             "data": {"batch_size": 32},
             "train": {"max_epochs": 4},
             "optim": {"lr": 0.02},
-            "checkpoint": checkpoint,
+            "checkpoint": {"min_interval_s": 0, **checkpoint},  # every epoch: the policy
         }
     )
 
