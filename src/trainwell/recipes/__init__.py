@@ -52,6 +52,7 @@ BUILTIN = {
     "digits": "trainwell.recipes.digits",
     "spiral": "trainwell.recipes.spiral",
     "gan": "trainwell.recipes.gan",
+    "charlm": "trainwell.recipes.charlm",
 }
 DEFAULT = "digits"
 #: The file in a run directory that says where a ``module:function`` recipe was imported from.
