@@ -255,7 +255,18 @@ def default_observers(cfg: Config, strategy: Strategy) -> list[Observer]:
         observers.append(MetricsLog(cfg.run.dir))
     if cfg.data.input_bound_threshold is not None:
         observers.append(InputBoundDetector(cfg.data.input_bound_threshold))
+    if cfg.profile.enabled and strategy.is_main:
+        observers.append(_profiler(cfg))
     return observers
+
+
+def _profiler(cfg: Config) -> Observer:
+    """The profiler window (``profile.*``): its trace and table in RUN/profile (or ./profile)."""
+    from trainwell.profiling import ProfileWindow, Profiler  # torch.profiler only when asked
+
+    p = cfg.profile
+    out_dir = Path(cfg.run.dir) / "profile" if cfg.run.dir is not None else Path("profile")
+    return Profiler(out_dir, ProfileWindow(wait=p.wait, warmup=p.warmup, active=p.active))
 
 
 def stateful_observers(observers: list[Any]) -> dict[str, Any]:

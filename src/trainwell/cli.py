@@ -86,6 +86,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_trust_arg(train)
     train.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    train.add_argument(
+        "--profile",
+        action="store_true",
+        help="record a torch.profiler window (profile.wait/warmup/active steps) into "
+        "RUN/profile and print the top operators",
+    )
     train.set_defaults(run=cmd_train)
 
     resume = sub.add_parser("resume", help="continue a run from its newest good checkpoint")
@@ -184,6 +190,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         overrides.append(f"checkpoint.resume={args.resume}")
     if args.quiet:
         overrides.append("run.quiet=true")
+    if getattr(args, "profile", False):
+        overrides.append("profile.enabled=true")
     config = load_config(args.config, overrides, base=base)
     if config.run.dir is None:
         if config.checkpoint.resume == "auto":

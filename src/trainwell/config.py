@@ -186,6 +186,16 @@ class CheckpointConfig:
 
 
 @dataclass(frozen=True)
+class ProfileConfig:
+    enabled: bool = option(
+        False, "record a torch.profiler window into RUN/profile (CLI: --profile)"
+    )
+    wait: int = option(5, "optimizer steps before the window (nothing recorded, no cost)")
+    warmup: int = option(2, "steps profiled but discarded (the profiler's own start-up)")
+    active: int = option(5, "steps recorded into the trace and the top-operators table")
+
+
+@dataclass(frozen=True)
 class NoModelConfig:
     """Placeholder for the `model` section when a job has no model options."""
 
@@ -203,6 +213,7 @@ class Config:
     guards: GuardsConfig = field(
         default_factory=GuardsConfig, metadata={"help": "runtime guards (docs/guards.md)"}
     )
+    profile: ProfileConfig = field(default_factory=ProfileConfig)
     model: Any = field(
         default_factory=NoModelConfig, metadata={"help": "the recipe's own options (a dataclass)"}
     )
@@ -651,6 +662,10 @@ def validate_config(config: Config) -> Config:
         value = getattr(getattr(config, section), name)
         if value is not None and not value > 0:
             raise ConfigError(f"{key}={value!r} must be > 0")
+    profile = config.profile
+    for name, low in (("wait", 0), ("warmup", 0), ("active", 1)):
+        if getattr(profile, name) < low:
+            raise ConfigError(f"profile.{name}={getattr(profile, name)!r} must be >= {low}")
     interval = config.checkpoint.min_interval_s
     if interval is not None and interval < 0:
         raise ConfigError(

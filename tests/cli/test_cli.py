@@ -161,3 +161,24 @@ def test_same_seed_same_run_and_guards_do_not_change_it(tmp_path):
     for final in finals:
         final.pop("time_s")
     assert finals[0] == finals[1] == finals[2]
+
+
+def test_train_profile_records_a_window_into_the_run_directory(tmp_path, capsys):
+    run = tmp_path / "run"
+    code = main(
+        ["train", "--recipe", "spiral", "--run-dir", str(run), "--profile", "--quiet"]
+        + ["--set", "train.max_epochs=1", "--set", "model.num_points=300"]
+        + ["--set", "profile.wait=1", "--set", "profile.warmup=1", "--set", "profile.active=2"]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "profiler: 2 steps recorded" in out and "top ops by self CPU time" in out
+    traces = list((run / "profile").glob("trace-step*.json"))
+    assert len(traces) == 1 and "aten::" in traces[0].read_text()
+    assert "Self CPU" in (run / "profile" / "profile.txt").read_text()
+
+
+def test_profile_window_values_are_checked(capsys):
+    code = main(["train", "--recipe", "spiral", "--set", "profile.active=0", "--quiet"])
+    assert code == 2
+    assert "profile.active=0 must be >= 1" in capsys.readouterr().err
