@@ -262,7 +262,7 @@ def default_observers(cfg: Config, strategy: Strategy) -> list[Observer]:
 
 def _profiler(cfg: Config) -> Observer:
     """The profiler window (``profile.*``): its trace and table in RUN/profile (or ./profile)."""
-    from trainwell.profiling import ProfileWindow, Profiler  # torch.profiler only when asked
+    from trainwell.profiling import Profiler, ProfileWindow  # torch.profiler only when asked
 
     p = cfg.profile
     out_dir = Path(cfg.run.dir) / "profile" if cfg.run.dir is not None else Path("profile")
