@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from trainwell.batch import batch_size_of
+from trainwell.flops import tokens_in
 from trainwell.observe import StepReport
 from trainwell.precision import Precision
 from trainwell.state import Counters
@@ -32,7 +33,8 @@ class Meter:
         self.device = device
         self.interval_loss = torch.zeros((), device=device)
         self.interval_logs: dict[str, torch.Tensor] = {}
-        self.interval_windows = self.interval_samples = 0
+        self.interval_windows = self.interval_samples = self.interval_tokens = 0
+        self.counts_tokens: bool | None = None  # batches of token ids (decided on the first)
         # Log intervals span epoch boundaries: their clock and data-wait total never reset.
         self.interval_started = time.perf_counter()
         self.wait_s = self.last_wait_s = self.interval_wait_s = 0.0
@@ -68,6 +70,7 @@ class Meter:
         self.interval_windows = state["interval_windows"]
         # Throughput is measured afresh: the clock of the run that saved this is gone.
         self.interval_samples, self.interval_started = 0, time.perf_counter()
+        self.interval_tokens = 0
 
     def timed(self, loader: Iterable[Any]) -> Iterator[Any]:
         """Batches of ``loader``, timing how long each took to arrive (the step moves each to
@@ -88,6 +91,10 @@ class Meter:
     ) -> StepReport:
         """Add one step's facts to the sums (on the device) and describe it to observers."""
         samples = sum(batch_size_of(m.batch) for m in window)
+        if self.counts_tokens is None:  # once: a shape test of the first batch
+            self.counts_tokens = tokens_in(window[0].batch) is not None
+        if self.counts_tokens:
+            self.interval_tokens += sum(tokens_in(m.batch) or 0 for m in window)
         loss, grad_norm, lr = result.loss, result.grad_norm, result.lr
         self.loss_sum += loss
         self.interval_loss += loss
@@ -129,11 +136,12 @@ class Meter:
             "grad_norm": norm,
             "lr": lr,
             "samples_per_s": self.interval_samples / elapsed,
+            **({"tokens_per_s": self.interval_tokens / elapsed} if self.counts_tokens else {}),
             "data_wait": (self.wait_s - self.interval_wait_s) / elapsed,
         }
         self.interval_loss = torch.zeros((), device=self.device)
         self.interval_logs = {}
-        self.interval_windows = self.interval_samples = 0
+        self.interval_windows = self.interval_samples = self.interval_tokens = 0
         self.interval_started, self.interval_wait_s = now, self.wait_s
         return logged
 

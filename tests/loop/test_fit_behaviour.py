@@ -335,3 +335,38 @@ def test_a_failing_run_still_closes_its_observers_and_hooks(tmp_path):
         tw.fit(model, (x, y), config=cfg(run={"dir": str(tmp_path)}), observers=[boom])
     assert boom.closed  # every observer is closed: files, progress bars, hooks
     assert not model._forward_hooks and not model._forward_pre_hooks  # guards removed theirs
+
+
+def test_token_batches_log_tokens_per_second(tmp_path):
+
+    torch.manual_seed(0)
+    x = torch.randint(0, 11, (64, 8))
+    y = torch.roll(x, -1, dims=1)
+    model = torch.nn.Sequential(torch.nn.Embedding(11, 16), torch.nn.Linear(16, 11))
+
+    def loss(logits, targets):
+        return torch.nn.functional.cross_entropy(logits.reshape(-1, 11), targets.reshape(-1))
+
+    config = {
+        "run": {"quiet": True, "log_every": 2, "dir": str(tmp_path)},
+        "train": {"max_epochs": 1},
+        "data": {"batch_size": 16},
+    }
+    tw.fit(model, (x, y), config=config, loss=loss)
+    logs = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    steps = [r for r in logs if "samples_per_s" in r]
+    assert steps and all(r["tokens_per_s"] == pytest.approx(8 * r["samples_per_s"]) for r in steps)
+
+
+def test_feature_batches_log_no_tokens(tmp_path):
+
+    x, y = torch.randn(64, 4), torch.randint(0, 3, (64,))
+    config = {
+        "run": {"quiet": True, "log_every": 2, "dir": str(tmp_path)},
+        "train": {"max_epochs": 1},
+        "data": {"batch_size": 16},
+    }
+    tw.fit(torch.nn.Linear(4, 3), (x, y), config=config)
+    logs = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    steps = [r for r in logs if "samples_per_s" in r]
+    assert steps and not any("tokens_per_s" in r for r in steps)

@@ -66,10 +66,13 @@ class Progress(Observer):
         self._bar.update(1)
         if report.logged is not None:
             logged = report.logged
+            rate = (
+                f"{logged['tokens_per_s']:,.0f} tokens/s"
+                if "tokens_per_s" in logged
+                else f"{logged['samples_per_s']:,.0f} samples/s"
+            )
             self._bar.set_postfix_str(
-                f"loss {logged['loss']:.4f}  lr {logged['lr']:.2e}  "
-                f"{logged['samples_per_s']:,.0f} samples/s",
-                refresh=False,
+                f"loss {logged['loss']:.4f}  lr {logged['lr']:.2e}  {rate}", refresh=False
             )
 
     def on_epoch_end(self, record: dict[str, Any]) -> None:
