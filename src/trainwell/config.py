@@ -96,6 +96,11 @@ class TrainConfig:
     )
     clip_value: float | None = option(None, "clamp each gradient element to [-v, v]; null: off")
     eval_every: int = option(1, "epochs between validations")
+    checkpoint_blocks: str | None = option(
+        None,
+        "activation checkpointing of these blocks (dotted paths, comma-separated; a ModuleList "
+        "means each child; auto: model.blocks/layers/h...): recomputed in backward, less memory",
+    )
 
 
 @dataclass(frozen=True)

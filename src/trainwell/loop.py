@@ -44,6 +44,7 @@ from trainwell.data import start_epoch, warn_if_inexact_resume
 from trainwell.device import choose_device
 from trainwell.evaluation import Metrics, evaluate, model_device, predict
 from trainwell.guards.fit import for_fit_step
+from trainwell.memory import activation_checkpointing
 from trainwell.meter import Meter
 from trainwell.observe import Observer
 from trainwell.precision import Precision
@@ -226,7 +227,12 @@ def fit(
     }
     # Signals become a flag; saves in flight finish; observers (guards' hooks, log files,
     # progress bars) are closed, even when training fails.
-    with Preemption() as preemption, checkpointer, _closing_all(observers):
+    with (
+        Preemption() as preemption,
+        checkpointer,
+        _closing_all(observers),
+        activation_checkpointing(model, cfg.train.checkpoint_blocks),  # train.checkpoint_blocks
+    ):
         if cfg.checkpoint.resume:
             restore(state, load_resume_state(cfg, strategy.device))
             warn_if_inexact_resume(train_loader, counters.batch_in_epoch)

@@ -370,3 +370,44 @@ def test_feature_batches_log_no_tokens(tmp_path):
     logs = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     steps = [r for r in logs if "samples_per_s" in r]
     assert steps and not any("tokens_per_s" in r for r in steps)
+
+
+class _Blocks(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = nn.ModuleList(
+            nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.2), nn.GELU()) for _ in range(3)
+        )
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = x + block(x)
+        return self.head(x)
+
+
+def _fit_blocks(**train):
+    torch.manual_seed(0)
+    model = _Blocks()
+    calls = []
+    model.blocks[0][0].register_forward_pre_hook(lambda m, a: calls.append(1))
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(64, 8, generator=g), torch.randint(0, 3, (64,), generator=g)
+    config = {"run": {"quiet": True}, "train": {"max_epochs": 2, **train}}
+    result = tw.fit(model, (x, y), config=config)
+    model.calls, model.steps = len(calls), result.steps
+    return model
+
+
+def test_activation_checkpointing_trains_the_same_weights_and_is_undone():
+    plain = _fit_blocks()
+    checkpointed = _fit_blocks(checkpoint_blocks="blocks")
+    assert checkpointed.calls == plain.calls + plain.steps  # one recompute per training step
+    for a, b in zip(plain.parameters(), checkpointed.parameters(), strict=True):
+        assert torch.equal(a, b)  # dropout's RNG preserved through the recompute
+    assert all("forward" not in vars(block) for block in checkpointed.blocks)  # undone
+
+
+def test_activation_checkpointing_names_a_bad_path():
+    with pytest.raises(tw.ConfigError, match="'layers' does not exist"):
+        _fit_blocks(checkpoint_blocks="layers")
