@@ -68,6 +68,11 @@ _EXPORTS = {
     "seed_everything": "state",
     "BestTracker": "tracking",
     "EarlyStopping": "tracking",
+    "checkpoint_blocks": "memory",
+    "track_memory": "memory",
+    "count_step_flops": "flops",
+    "peak_flops": "flops",
+    "Profiler": "profiling",
 }
 
 #: subpackages reachable as attributes, e.g. ``tw.data.cache(...)``, ``tw.guards.watch(...)``
