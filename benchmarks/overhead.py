@@ -28,22 +28,12 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 import trainwell as tw
+from guards import digits_mlp
 from trainwell.data import epoch_order
 from trainwell.recipes.digits import DigitsCNN, load_digits_tensors
 from trainwell.schedule import warmup_cosine
 
 BATCH, LR, WD = 64, 3e-3, 0.01
-
-
-def digits_mlp() -> nn.Module:
-    return nn.Sequential(
-        nn.Flatten(),
-        nn.Linear(64, 128),
-        nn.ReLU(),
-        nn.Linear(128, 128),
-        nn.ReLU(),
-        nn.Linear(128, 10),
-    )
 
 
 MODELS = {"cnn": DigitsCNN, "mlp": digits_mlp}

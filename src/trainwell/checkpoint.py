@@ -535,15 +535,7 @@ class Checkpointer:
                 CheckpointWarning,
             )
             return None
-        record = SaveRecord(
-            path=self.path_for(counters.step),
-            step=counters.step,
-            epoch=counters.epoch,
-            blocked_s=0.0,
-            metrics=dict(metrics or {}),
-        )
-        info = {"step": counters.step, "epoch": counters.epoch, "time": time.time(), **manifest}
-        payload = {"format": FORMAT, "manifest": info, "state": state}
+        payload, record = self._payload(state, counters, metrics, manifest)
         if self.async_save:
             payload["state"] = _snapshot(state)
             record.blocked_s = time.perf_counter() - started
@@ -570,6 +562,16 @@ class Checkpointer:
         state = state_of(parts)
         if _first_nonfinite(state.get("model", {})) is not None:
             return  # never a best, never written
+        self._held = self._payload(_snapshot(state), counters, metrics, manifest)
+
+    def _payload(
+        self,
+        state: dict[str, Any],
+        counters: Any,
+        metrics: Mapping[str, Any] | None,
+        manifest: Mapping[str, Any],
+    ) -> tuple[dict[str, Any], SaveRecord]:
+        """What a save writes (format, manifest, state) and its record."""
         record = SaveRecord(
             path=self.path_for(counters.step),
             step=counters.step,
@@ -578,7 +580,7 @@ class Checkpointer:
             metrics=dict(metrics or {}),
         )
         info = {"step": counters.step, "epoch": counters.epoch, "time": time.time(), **manifest}
-        self._held = ({"format": FORMAT, "manifest": info, "state": _snapshot(state)}, record)
+        return {"format": FORMAT, "manifest": info, "state": state}, record
 
     def write_held(self) -> None:
         """Write the best held back by ``min_interval_s``, if any (before a later save)."""

@@ -147,26 +147,6 @@ def test_fit_follows_the_loss_without_a_hook_on_the_loss_module():
     assert result.findings == []
 
 
-@pytest.mark.parametrize("log_every", [1, 1000])  # from the logged means / the device losses
-def test_fit_loss_trend_from_logs_or_device_losses(log_every):
-    g = torch.Generator().manual_seed(0)
-    x = torch.randn(64, 4, generator=g) * torch.tensor([1.0, 1.0, 1.0, 3.0])
-    y = x @ torch.tensor([[1.0], [-2.0], [0.5], [1.0]])
-    model = nn.Linear(4, 1)
-    opt = torch.optim.SGD(model.parameters(), lr=0.15)  # past 2 / largest curvature
-    config = {
-        "run": {"quiet": True, "log_every": log_every},
-        "train": {"max_epochs": 40, "clip_norm": None},
-        "schedule": {"name": "constant"},
-        "data": {"batch_size": 64, "shuffle": False},
-        "guards": {"every": 5, "loss_trend_losses": 5, "grad_norms": False},
-    }
-    with warns("loss-diverging"):
-        result = tw.fit(model, (x, y), loss=nn.MSELoss(), config=config, optimizer=opt)
-    assert codes(result) == ["loss-diverging"]
-    assert result.findings[0].where == "MSELoss"
-
-
 def test_fit_hooks_the_model_forward_only_in_the_armed_windows():
     seen = []
 

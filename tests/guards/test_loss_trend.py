@@ -250,14 +250,15 @@ def test_negative_losses_are_not_judged():
     assert guards.findings == [] and not guards.guard(LossTrendGuard).judging
 
 
-def test_diverging_under_fit_is_reported():
+@pytest.mark.parametrize("log_every", [1, 1000])  # the logged means / the device losses
+def test_diverging_under_fit_is_reported(log_every):
     g = torch.Generator().manual_seed(0)
     x = torch.randn(64, 4, generator=g) * torch.tensor([1.0, 1.0, 1.0, 3.0])
     y = x @ torch.tensor([[1.0], [-2.0], [0.5], [1.0]])
     model = nn.Linear(4, 1)
     opt = torch.optim.SGD(model.parameters(), lr=0.15)  # past 2 / largest curvature (~14.8)
     config = {
-        "run": {"quiet": True, "log_every": 1000},
+        "run": {"quiet": True, "log_every": log_every},
         "train": {"max_epochs": 40, "clip_norm": None},
         "schedule": {"name": "constant"},
         "data": {"batch_size": 64, "shuffle": False},

@@ -145,18 +145,7 @@ class NonFiniteGuard(Guard):
                 return
         found = list(_floating_inputs(args, kwargs))
         if found:
-            kept = [_keep(t) for _, t in found]
-            self.inputs.append(
-                _InputCheck(
-                    self.ctx.steps,
-                    0,  # set when looked at
-                    [name for name, _ in found],
-                    [tuple(t.shape) for _, t in found],
-                    [t.dtype for _, t in found],
-                    [value for value, _ in kept],
-                    [version for _, version in kept],
-                )
-            )
+            self.inputs.append(_input_check(self.ctx.steps, found))
 
     def keep_batches(self, step: int, window: Sequence[Any]) -> None:
         """fit(): the floating tensors of the micro-batches of the window that made optimizer
@@ -177,22 +166,8 @@ class NonFiniteGuard(Guard):
                 ):
                     inputs.append((step, x, x._version))
                     continue
-            found = list(_floating_batch(batch))
-            if not found:
-                inputs.append(_InputCheck(step, 0, [], [], [], [], []))  # keeps its place
-                continue
-            kept = [_keep(t) for _, t in found]
-            inputs.append(
-                _InputCheck(
-                    step,
-                    0,  # set when looked at
-                    [name for name, _ in found],
-                    [tuple(t.shape) for _, t in found],
-                    [t.dtype for _, t in found],
-                    [value for value, _ in kept],
-                    [version for _, version in kept],
-                )
-            )
+            # (a batch without floating tensors still keeps its micro-batch's place)
+            inputs.append(_input_check(step, list(_floating_batch(batch))))
 
     # ------------------------------------------------------------------ fp32 / bf16
 
@@ -492,6 +467,20 @@ def _floating_inputs(args: tuple, kwargs: Mapping[str, Any]) -> Iterator[tuple[s
             if _floating(tensor):
                 found += 1
                 yield sub, tensor
+
+
+def _input_check(step: int, found: list[tuple[str, torch.Tensor]]) -> _InputCheck:
+    """A forward's or a batch's named floating tensors, kept for the read."""
+    kept = [_keep(t) for _, t in found]
+    return _InputCheck(
+        step,
+        0,  # set when looked at
+        [name for name, _ in found],
+        [tuple(t.shape) for _, t in found],
+        [t.dtype for _, t in found],
+        [value for value, _ in kept],
+        [version for _, version in kept],
+    )
 
 
 def _floating_batch(batch: Any) -> Iterator[tuple[str, torch.Tensor]]:
