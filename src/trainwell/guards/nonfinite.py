@@ -456,17 +456,10 @@ def _sum(value: torch.Tensor, version: int | None) -> torch.Tensor:
 
 def _floating_inputs(args: tuple, kwargs: Mapping[str, Any]) -> Iterator[tuple[str, torch.Tensor]]:
     """(name, tensor) of the floating tensors a forward got: ``input 0``, ``input 'image'``."""
-    found = 0
     single = len(args) == 1 and not kwargs
     items = [(f"input {i}", a, single and isinstance(a, Mapping)) for i, a in enumerate(args)]
     items += [(f"input {k!r}", v, False) for k, v in kwargs.items()]
-    for name, value, bare in items:
-        for sub, tensor in _tensors(value, name, bare):
-            if found == _MAX_INPUTS:
-                return
-            if _floating(tensor):
-                found += 1
-                yield sub, tensor
+    return _first_floating(items)
 
 
 def _input_check(step: int, found: list[tuple[str, torch.Tensor]]) -> _InputCheck:
@@ -487,14 +480,19 @@ def _floating_batch(batch: Any) -> Iterator[tuple[str, torch.Tensor]]:
     """(name, tensor) of a batch's floating tensors: ``input 0`` (a tensor, or the first of a
     tuple), ``batch[1]``, ``input 'image'`` (a dict's)."""
     if isinstance(batch, Mapping):
-        items = [(f"input {key!r}", value) for key, value in batch.items()]
+        items = [(f"input {key!r}", value, False) for key, value in batch.items()]
     elif isinstance(batch, list | tuple):
-        items = [("input 0" if j == 0 else f"batch[{j}]", v) for j, v in enumerate(batch)]
+        items = [("input 0" if j == 0 else f"batch[{j}]", v, False) for j, v in enumerate(batch)]
     else:
-        items = [("input 0", batch)]
+        items = [("input 0", batch, False)]
+    return _first_floating(items)
+
+
+def _first_floating(items: list[tuple[str, Any, bool]]) -> Iterator[tuple[str, torch.Tensor]]:
+    """The first `_MAX_INPUTS` floating tensors in (name, value, bare) items, named."""
     found = 0
-    for name, value in items:
-        for sub, tensor in _tensors(value, name, False):
+    for name, value, bare in items:
+        for sub, tensor in _tensors(value, name, bare):
             if found == _MAX_INPUTS:
                 return
             if _floating(tensor):
