@@ -96,6 +96,11 @@ class TrainConfig:
     )
     clip_value: float | None = option(None, "clamp each gradient element to [-v, v]; null: off")
     eval_every: int = option(1, "epochs between validations")
+    compile: bool | dict[str, Any] = option(
+        False,
+        "torch.compile the model's forward: true, or {mode, dynamic, fullgraph, backend, "
+        "options}; compile time and graph breaks are reported at the end",
+    )
     checkpoint_blocks: str | None = option(
         None,
         "activation checkpointing of these blocks (dotted paths, comma-separated; a ModuleList "
@@ -404,8 +409,10 @@ def _merge(tree: dict, values: Mapping, cls: type, model_type: type, prefix: str
             _merge(
                 tree.setdefault(key, {}), _check_mapping(value, name), sub, model_type, f"{name}."
             )
+        elif isinstance(value, Mapping) and isinstance(tree.get(key), dict):
+            _deep_update(tree[key], value)  # train.compile.mode=..., then train.compile.dynamic=...
         else:
-            tree[key] = value
+            tree[key] = dict(value) if isinstance(value, Mapping) else value
 
 
 def _construct(cls: type, tree: Mapping, model_type: type, prefix: str) -> Any:
@@ -700,5 +707,8 @@ def validate_config(config: Config) -> Config:
                     f"(e.g. encoder.layers), or several separated by commas; {part.strip()!r} "
                     "is not one"
                 )
+    from trainwell.compiling import CompileSettings  # the keys of train.compile
+
+    CompileSettings.of(config.train.compile)
     validate_guards(config.guards)
     return config

@@ -39,6 +39,7 @@ from trainwell.builders import (
     vars_of,
 )
 from trainwell.checkpoint import Checkpointer, restore
+from trainwell.compiling import CompileReport, compiled_forward
 from trainwell.config import Config, build_config
 from trainwell.data import start_epoch, warn_if_inexact_resume
 from trainwell.device import choose_device
@@ -79,6 +80,7 @@ class FitResult:
     findings: list[Any] = field(default_factory=list)  # what the runtime guards found
     stopped_by_guard: str | None = None  # why a runtime guard stopped the run, if one did
     weights: str = "last"  # which weights the model holds now: "last" or "best (... epoch N)"
+    compile: CompileReport | None = None  # train.compile: compile time, graph breaks, recompiles
 
     @property
     def ok(self) -> bool:
@@ -108,6 +110,7 @@ class FitResult:
             ),
             "checkpoint_write_s_max": round(max((s.write_s for s in self.saves), default=0.0), 4),
             "guard_findings": [f.as_dict() for f in self.findings],
+            **({"compile": self.compile.as_dict()} if self.compile else {}),
         }
 
     def describe(self) -> str:
@@ -128,6 +131,8 @@ class FitResult:
             lines.append(f"best checkpoint: {self.best_checkpoint}")
         if self.stopped_by_guard:
             lines.append(f"FAILED: a runtime guard stopped the run: {self.stopped_by_guard}")
+        if self.compile:
+            lines.append(self.compile.describe())
         if self.saves:
             newest = self.saves[-1]
             lines.append(
@@ -232,7 +237,10 @@ def fit(
         checkpointer,
         _closing_all(observers),
         activation_checkpointing(model, cfg.train.checkpoint_blocks),  # train.checkpoint_blocks
+        compiled_forward(model, cfg.train.compile) as compiled,  # train.compile
     ):
+        if compiled is not None:
+            observers.append(compiled)  # times the steady steps between logs
         if cfg.checkpoint.resume:
             restore(state, load_resume_state(cfg, strategy.device))
             warn_if_inexact_resume(train_loader, counters.batch_in_epoch)
@@ -305,6 +313,7 @@ def fit(
     result.preempted, result.findings = preemption.requested, list(guards.findings)
     result.stopped_by_guard = guards.stop_reason if guards.should_stop else None
     result.weights = best_weights.restore(best, checkpointer, counters.step)
+    result.compile = compiled.report if compiled is not None else None
     _emit(observers, "on_fit_end", result)
     return result
 

@@ -82,11 +82,8 @@ class _CheckpointedForward:
         return type(self.module).forward(self.module, *args, **kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if (
-            self.module.training
-            and torch.is_grad_enabled()
-            and not torch.is_inference_mode_enabled()
-        ):
+        # (inference_mode turns grad mode off too; torch.compile traces is_grad_enabled)
+        if self.module.training and torch.is_grad_enabled():
             # keyword arguments are bound first: `checkpoint` itself takes some keywords
             # (debug, determinism_check, ...) that must not be mistaken for the block's
             fn = functools.partial(self._run, **kwargs) if kwargs else self._run

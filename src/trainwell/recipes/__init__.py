@@ -53,6 +53,7 @@ BUILTIN = {
     "spiral": "trainwell.recipes.spiral",
     "gan": "trainwell.recipes.gan",
     "charlm": "trainwell.recipes.charlm",
+    "fused": "trainwell.recipes.fused",
 }
 DEFAULT = "digits"
 #: The file in a run directory that says where a ``module:function`` recipe was imported from.
