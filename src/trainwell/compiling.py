@@ -41,6 +41,7 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.utils._python_dispatch import _get_current_dispatch_mode
 
 from trainwell.errors import ConfigError
 from trainwell.observe import Observer, StepReport
@@ -194,6 +195,8 @@ class CompiledForward(Observer):
         self._step_times: list[float] = []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _get_current_dispatch_mode() is not None:  # FLOPs or memory being counted: eager
+            return self._forward(*args, **kwargs)
         training = torch.is_grad_enabled()
         if self._static:
             size = _leading_size(args, kwargs)

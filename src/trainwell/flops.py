@@ -257,7 +257,11 @@ def table_entry(device_name: str) -> str | None:
 
 
 def peak_flops(
-    device: torch.device | str, dtype: torch.dtype, *, probe_size: int = 512
+    device: torch.device | str,
+    dtype: torch.dtype,
+    *,
+    probe_size: int = 512,
+    probe_seconds: float = 0.2,
 ) -> tuple[float, str] | None:
     """Peak dense FLOP/s of ``device`` for matmuls in ``dtype``, and where the number comes from.
 
@@ -275,7 +279,7 @@ def peak_flops(
         threads = torch.get_num_threads()
         key = (dtype, threads, probe_size)
         if key not in _PROBE_CACHE:
-            _PROBE_CACHE[key] = measure_matmul_flops(dtype, size=probe_size)
+            _PROBE_CACHE[key] = measure_matmul_flops(dtype, size=probe_size, seconds=probe_seconds)
         source = (
             f"probe: torch.mm {probe_size}x{probe_size} {_dtype_name(dtype)}, {threads} threads"
         )
@@ -401,3 +405,75 @@ def tokens_in(batch: Any) -> int | None:
     ):
         return inputs.shape[0] * inputs.shape[1]
     return None
+
+
+# --------------------------------------------------------------------------------------------
+# MFU in the loop
+# --------------------------------------------------------------------------------------------
+
+_NOT_COUNTING = contextlib.nullcontext()
+
+
+class StepFlops:
+    """FLOPs of one real optimizer step of the loop, counted once, and the device's peak.
+
+    `fit()` wraps each step in `counting()`, which is a shared no-op context except on the
+    second step of the run (the first may compile or warm up caches): there a
+    `FlopCounterMode` records that step as it is (your ``step_fn``, every micro-batch of an
+    accumulation window, several optimizers). Nothing extra runs on the device. The peak
+    (`peak_flops`: a table on CUDA, a short ``torch.mm`` probe on the CPU) is looked up then,
+    and the seconds that took are handed to the meter to leave out of the throughput.
+    `trainwell.compiling` runs the forward eagerly while a dispatch mode is active, so a
+    compiled run is counted too.
+    """
+
+    def __init__(self, device: torch.device, dtype: torch.dtype | None, count_at: int = 2) -> None:
+        self.device, self.dtype = device, dtype or torch.float32
+        self.count_at = count_at
+        self.calls = 0
+        self.per_step: int | None = None
+        self.peak: tuple[float, str] | None = None
+        self.overhead_s = 0.0  # host time spent on the peak probe, not training
+
+    def counting(self) -> contextlib.AbstractContextManager[Any]:
+        self.calls += 1
+        if self.calls != self.count_at:
+            return _NOT_COUNTING
+        return self._count()
+
+    @contextlib.contextmanager
+    def _count(self) -> Iterator[None]:
+        with _counter() as counter:
+            yield
+        self.per_step = int(counter.get_total_flops()) or None
+        if self.per_step:
+            started = time.perf_counter()
+            # a short probe on the CPU (~65 ms): the run is waiting for it
+            self.peak = peak_flops(self.device, self.dtype, probe_seconds=0.05)
+            self.overhead_s += time.perf_counter() - started
+
+    def take_overhead(self) -> float:
+        overhead, self.overhead_s = self.overhead_s, 0.0
+        return overhead
+
+    def rates(self, steps: int, elapsed_s: float) -> dict[str, float]:
+        """``tflops`` and ``mfu`` over ``steps`` optimizer steps (empty before counting)."""
+        if not self.per_step or elapsed_s <= 0:
+            return {}
+        achieved = self.per_step * steps / elapsed_s
+        rates = {"tflops": achieved / 1e12}
+        if self.peak:
+            rates["mfu"] = achieved / self.peak[0]
+        return rates
+
+
+def describe_throughput(rates: dict[str, Any]) -> str:
+    """One line: samples/s (tokens/s), achieved TFLOP/s and MFU, and what the peak is."""
+    parts = [f"{rates['samples_per_s']:,.0f} samples/s"]
+    if "tokens_per_s" in rates:
+        parts.append(f"{rates['tokens_per_s']:,.0f} tokens/s")
+    if "tflops" in rates:
+        parts.append(f"{rates['tflops']:.3g} TFLOP/s")
+    if "mfu" in rates:
+        parts.append(f"MFU {rates['mfu']:.1%} of {rates['peak_source']}")
+    return "throughput: " + ", ".join(parts)

@@ -44,6 +44,7 @@ from trainwell.config import Config, build_config
 from trainwell.data import start_epoch, warn_if_inexact_resume
 from trainwell.device import choose_device
 from trainwell.evaluation import Metrics, evaluate, model_device, predict
+from trainwell.flops import StepFlops, describe_throughput
 from trainwell.guards.fit import for_fit_step
 from trainwell.memory import activation_checkpointing
 from trainwell.meter import Meter
@@ -81,6 +82,7 @@ class FitResult:
     stopped_by_guard: str | None = None  # why a runtime guard stopped the run, if one did
     weights: str = "last"  # which weights the model holds now: "last" or "best (... epoch N)"
     compile: CompileReport | None = None  # train.compile: compile time, graph breaks, recompiles
+    throughput: dict[str, Any] = field(default_factory=dict)  # samples/s, tokens/s, MFU
 
     @property
     def ok(self) -> bool:
@@ -111,6 +113,7 @@ class FitResult:
             "checkpoint_write_s_max": round(max((s.write_s for s in self.saves), default=0.0), 4),
             "guard_findings": [f.as_dict() for f in self.findings],
             **({"compile": self.compile.as_dict()} if self.compile else {}),
+            "throughput": self.throughput,
         }
 
     def describe(self) -> str:
@@ -131,6 +134,8 @@ class FitResult:
             lines.append(f"best checkpoint: {self.best_checkpoint}")
         if self.stopped_by_guard:
             lines.append(f"FAILED: a runtime guard stopped the run: {self.stopped_by_guard}")
+        if self.throughput:
+            lines.append(describe_throughput(self.throughput))
         if self.compile:
             lines.append(self.compile.describe())
         if self.saves:
@@ -201,7 +206,8 @@ def fit(
     validate = build_validator(model, val_data, cfg, strategy, precision, loss_fn, step_fn, metrics)
     best = BestTracker(cfg.monitor.metric, cfg.monitor.mode)
     early_stopping = EarlyStopping(cfg.monitor.metric, cfg.monitor.mode, **vars_of(cfg.early_stop))
-    counters, history, meter = Counters(), History(), Meter(strategy.device)
+    step_flops = StepFlops(strategy.device, precision.dtype)  # counted once, on one step (MFU)
+    counters, history, meter = Counters(), History(), Meter(strategy.device, step_flops)
     checkpointer = build_checkpointer(cfg)
     best_weights = BestWeights(model, checkpointer, enabled=cfg.monitor.restore_best)
     guards = for_fit_step(
@@ -259,7 +265,8 @@ def fit(
             for window in accumulation.windows(meter.timed(batches)):
                 # zero_grad → forward under autocast → weighted backward → unscale → clip →
                 # step → schedule on real steps: one part, `TrainStep` (step.py)
-                result = train_step(window, counters.step)
+                with step_flops.counting():  # a no-op but on the one step it counts
+                    result = train_step(window, counters.step)
                 counters.advance(window, result.stepped)  # stepped: False if GradScaler skipped
 
                 # ── report: facts stay on the device; host sync every log_every steps ──
@@ -314,6 +321,7 @@ def fit(
     result.stopped_by_guard = guards.stop_reason if guards.should_stop else None
     result.weights = best_weights.restore(best, checkpointer, counters.step)
     result.compile = compiled.report if compiled is not None else None
+    result.throughput = meter.run_rates()
     _emit(observers, "on_fit_end", result)
     return result
 

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from trainwell.batch import batch_size_of
-from trainwell.flops import tokens_in
+from trainwell.flops import StepFlops, tokens_in
 from trainwell.observe import StepReport
 from trainwell.precision import Precision
 from trainwell.state import Counters
@@ -29,8 +29,9 @@ class Meter:
     GAN's ``d_loss``/``g_loss``) are summed and logged beside the loss.
     """
 
-    def __init__(self, device: torch.device) -> None:
+    def __init__(self, device: torch.device, flops: StepFlops | None = None) -> None:
         self.device = device
+        self.flops = flops  # FLOPs per step, counted once: tflops and mfu in the logs
         self.interval_loss = torch.zeros((), device=device)
         self.interval_logs: dict[str, torch.Tensor] = {}
         self.interval_windows = self.interval_samples = self.interval_tokens = 0
@@ -38,6 +39,10 @@ class Meter:
         # Log intervals span epoch boundaries: their clock and data-wait total never reset.
         self.interval_started = time.perf_counter()
         self.wait_s = self.last_wait_s = self.interval_wait_s = 0.0
+        self._left_loader_at: float | None = None  # validation and saving are not training
+        # the whole run's training throughput, over its logged intervals (the summary)
+        self.run_seconds = 0.0
+        self.run_windows = self.run_samples = self.run_tokens = 0
         self.last_lr = float("nan")
         self.start_epoch()
 
@@ -75,12 +80,16 @@ class Meter:
     def timed(self, loader: Iterable[Any]) -> Iterator[Any]:
         """Batches of ``loader``, timing how long each took to arrive (the step moves each to
         the device right before its forward: a window is never buffered there)."""
+        if self._left_loader_at is not None:  # the clock stood still since the last epoch ended
+            self.interval_started += time.perf_counter() - self._left_loader_at
+            self._left_loader_at = None
         iterator = iter(loader)
         while True:
             begin = time.perf_counter()
             try:
                 batch = next(iterator)
             except StopIteration:
+                self._left_loader_at = time.perf_counter()
                 return
             self.last_wait_s = time.perf_counter() - begin
             self.wait_s += self.last_wait_s
@@ -123,7 +132,8 @@ class Meter:
     def read_interval(self, grad_norm: torch.Tensor, lr: float) -> dict[str, float]:
         """Floats since the last log: the loop's one host sync per ``log_every`` steps."""
         now = time.perf_counter()
-        elapsed = max(now - self.interval_started, 1e-9)
+        probing = self.flops.take_overhead() if self.flops is not None else 0.0
+        elapsed = max(now - self.interval_started - probing, 1e-9)
         windows = self.interval_windows
         extra = [v / windows for v in self.interval_logs.values()]
         values = torch.stack(
@@ -138,12 +148,33 @@ class Meter:
             "samples_per_s": self.interval_samples / elapsed,
             **({"tokens_per_s": self.interval_tokens / elapsed} if self.counts_tokens else {}),
             "data_wait": (self.wait_s - self.interval_wait_s) / elapsed,
+            **(self.flops.rates(windows, elapsed) if self.flops is not None else {}),
         }
+        self.run_seconds += elapsed
+        self.run_windows += windows
+        self.run_samples += self.interval_samples
+        self.run_tokens += self.interval_tokens
         self.interval_loss = torch.zeros((), device=self.device)
         self.interval_logs = {}
         self.interval_windows = self.interval_samples = self.interval_tokens = 0
         self.interval_started, self.interval_wait_s = now, self.wait_s
         return logged
+
+    def run_rates(self) -> dict[str, Any]:
+        """The run's training throughput over its logged intervals (validation and saving
+        left out): samples/s, tokens/s, TFLOP/s and MFU with the peak it is relative to."""
+        if self.run_seconds <= 0:
+            return {}
+        rates: dict[str, Any] = {"samples_per_s": self.run_samples / self.run_seconds}
+        if self.counts_tokens:
+            rates["tokens_per_s"] = self.run_tokens / self.run_seconds
+        if self.flops is not None:
+            rates.update(self.flops.rates(self.run_windows, self.run_seconds))
+            if self.flops.per_step:
+                rates["flops_per_step"] = self.flops.per_step
+            if self.flops.peak:
+                rates["peak_flops"], rates["peak_source"] = self.flops.peak
+        return rates
 
     def epoch_values(self) -> dict[str, float]:
         """``train_loss`` (and ``train_<name>`` of each step log) of the epoch: one host read."""

@@ -213,7 +213,7 @@ def test_cpu_peak_is_probed_once_per_dtype_and_cached(monkeypatch):
     calls = []
     real = flops.measure_matmul_flops
 
-    def counting(dtype, size):
+    def counting(dtype, size, seconds):
         calls.append(dtype)
         return real(dtype, size=size, seconds=0.02)
 
@@ -273,3 +273,76 @@ def test_tokens_in_counts_token_id_batches_only():
     assert tokens_in(torch.randint(0, 255, (4, 16), dtype=torch.uint8)) is None  # pixels
     assert tokens_in(torch.randint(0, 3, (4,))) is None  # class ids
     assert tokens_in({"labels": ids}) is None
+
+
+# --- MFU in fit() -------------------------------------------------------------------------
+
+
+def _fit_blobs(model, *, accumulate=1, compile_value=False, log_every=1, run_dir=None):
+    import trainwell as tw
+
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(200, IN, generator=g), torch.randint(0, OUT, (200,), generator=g)
+    config = {
+        "run": {"quiet": True, "log_every": log_every, "dir": run_dir},
+        "data": {"batch_size": 50},  # 4 full batches an epoch: every step counts the same
+        "train": {"max_epochs": 2, "accumulate_steps": accumulate, "compile": compile_value},
+    }
+    return tw.fit(model, (x, y), (x[:50], y[:50]), config=config)
+
+
+@pytest.mark.parametrize("accumulate", [1, 2])
+def test_fit_counts_the_flops_of_one_real_step_and_reports_mfu(accumulate, tmp_path):
+    import json
+
+    targets = torch.randint(0, OUT, (50,))
+    expected = count_step_flops(_mlp(), torch.randn(50, IN), nn.CrossEntropyLoss(), targets)
+    result = _fit_blobs(_mlp(), accumulate=accumulate, run_dir=str(tmp_path / "run"))
+    rates = result.throughput
+    assert rates["flops_per_step"] == expected * accumulate  # every micro-batch of a window
+    assert rates["samples_per_s"] > 0 and 0 < rates["mfu"] < 1
+    assert rates["peak_source"].startswith("probe: torch.mm")
+    # tflops is the counted FLOPs over the measured time: consistent with samples/s
+    steps_per_s = rates["samples_per_s"] / (50 * accumulate)
+    assert rates["tflops"] * 1e12 == pytest.approx(expected * accumulate * steps_per_s, rel=1e-6)
+    logged = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").open()]
+    steps = [r for r in logged if r.get("kind") == "step"]
+    assert steps and all("mfu" in r and "tflops" in r for r in steps[1:])
+    assert "MFU" in result.describe() and result.summary()["throughput"]["mfu"] == rates["mfu"]
+
+
+def test_a_compiled_run_is_counted_on_its_eager_forward():
+    eager = _fit_blobs(_mlp())
+    compiled = _fit_blobs(_mlp(), compile_value={"backend": "aot_eager"})
+    assert compiled.throughput["flops_per_step"] == eager.throughput["flops_per_step"]
+    assert compiled.compile.recompiles == []
+
+
+def test_step_flops_counts_once_on_the_second_step():
+    counter = flops.StepFlops(torch.device("cpu"), None)
+    model = _mlp()
+    counts = []
+    for _ in range(4):
+        with counter.counting():
+            model(torch.randn(B, IN)).sum().backward()
+        counts.append(counter.per_step)
+    assert counts[0] is None and counts[1] == counts[2] == counts[3] > 0
+    assert counter.rates(steps=10, elapsed_s=2.0)["tflops"] == pytest.approx(counts[1] * 5 / 1e12)
+
+
+def test_training_throughput_leaves_out_the_time_between_epochs(monkeypatch):
+    """The meter's clock stands still from the end of an epoch's batches (validation,
+    checkpoints) to the next epoch's first batch."""
+    from trainwell import meter as meter_module
+
+    clock = [100.0]
+    monkeypatch.setattr(meter_module.time, "perf_counter", lambda: clock[0])
+    m = meter_module.Meter(torch.device("cpu"))
+    for _ in m.timed([1, 2]):
+        clock[0] += 1.0  # two steps of 1 s
+    clock[0] += 50.0  # validation and a checkpoint: not training
+    for _ in m.timed([3]):
+        clock[0] += 1.0
+    m.interval_windows = m.interval_samples = 3
+    logged = m.read_interval(torch.tensor(0.0), lr=0.1)
+    assert logged["samples_per_s"] == pytest.approx(1.0)  # 3 samples in 3 s of training

@@ -71,8 +71,9 @@ class Progress(Observer):
                 if "tokens_per_s" in logged
                 else f"{logged['samples_per_s']:,.0f} samples/s"
             )
+            mfu = f"  MFU {logged['mfu']:.1%}" if "mfu" in logged else ""
             self._bar.set_postfix_str(
-                f"loss {logged['loss']:.4f}  lr {logged['lr']:.2e}  {rate}", refresh=False
+                f"loss {logged['loss']:.4f}  lr {logged['lr']:.2e}  {rate}{mfu}", refresh=False
             )
 
     def on_epoch_end(self, record: dict[str, Any]) -> None:
