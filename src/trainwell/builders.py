@@ -316,6 +316,7 @@ def build_validator(
             precision,
             step_fn=step_fn,
             count_key=cfg.train.weight_by,
+            to_device=strategy.to_device,
         )
         return _prefixed("val_", values)
 

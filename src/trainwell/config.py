@@ -90,7 +90,18 @@ class TrainConfig:
     weight_by: str | None = option(
         None, "batch key with a per-batch count (e.g. num_tokens) to weight by"
     )
-    precision: PrecisionMode = option("fp32", "fp32 | bf16 | fp16 (with GradScaler) | auto")
+    precision: PrecisionMode = option(
+        "auto",
+        "auto (bf16 on CUDA GPUs that have it, else fp16 with GradScaler; fp32 on CPU and MPS) "
+        "| fp32 | bf16 | fp16",
+    )
+    matmul_precision: Literal["auto", "highest", "high", "medium"] = option(
+        "auto", "float32 matmuls; auto: high (TF32) on Ampere+ GPUs unless run.deterministic"
+    )
+    cudnn_benchmark: bool | None = option(
+        None, "cuDNN autotuning; null: on for CUDA with static shapes unless run.deterministic"
+    )
+    channels_last: bool = option(False, "NHWC memory format for conv nets (weights and images)")
     clip_norm: float | None = option(
         1.0, "clip to this global L2 norm (after unscaling); null: off"
     )

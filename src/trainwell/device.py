@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
 import torch
 
 from trainwell.errors import ConfigError
@@ -53,5 +57,75 @@ def move_to(batch, device: torch.device, non_blocking: bool = False):
         return {k: move_to(v, device, non_blocking) for k, v in batch.items()}
     if isinstance(batch, list | tuple):
         moved = [move_to(v, device, non_blocking) for v in batch]
+        return type(batch)(moved) if not hasattr(batch, "_fields") else type(batch)(*moved)
+    return batch
+
+
+def tf32_capable(device: torch.device) -> bool:
+    """Whether ``device`` has TF32 Tensor Cores (NVIDIA Ampere, compute capability 8.0, or newer)."""
+    if device.type != "cuda" or not torch.cuda.is_available():
+        return False
+    return torch.cuda.get_device_capability(device)[0] >= 8
+
+
+@contextlib.contextmanager
+def fast_kernels(
+    device: torch.device,
+    *,
+    deterministic: bool,
+    matmul_precision: str = "auto",
+    cudnn_benchmark: bool | None = None,
+    static_shapes: bool = False,
+) -> Iterator[dict[str, Any]]:
+    """The GPU throughput settings for the block, restored afterwards (they are process-wide).
+
+    - float32 matmul precision: ``auto`` is ``high`` (TF32 Tensor Cores: ~8x the float32
+      matmul rate, a 10-bit mantissa in the products, float32 accumulation) on Ampere or newer
+      unless ``run.deterministic``; elsewhere PyTorch's own default stays. Under bf16/fp16
+      autocast the matmuls are in low precision anyway; this is for what runs in float32.
+    - cuDNN autotuning (``cudnn.benchmark``): ``None`` means on for CUDA when the run is not
+      deterministic and the training batches have static shapes (tensor data: one shape, plus
+      the short last batch, each tuned once). With shapes that vary, every new shape would be
+      tuned again, so it stays off.
+
+    Yields what was chosen, for the start-of-run line and the summary.
+    """
+    before = (torch.get_float32_matmul_precision(), torch.backends.cudnn.benchmark)
+    chosen: dict[str, Any] = {}
+    if matmul_precision == "auto":
+        if tf32_capable(device) and not deterministic:
+            chosen["matmul_precision"] = "high"
+    else:
+        chosen["matmul_precision"] = matmul_precision
+    if cudnn_benchmark is None:
+        cudnn_benchmark = device.type == "cuda" and not deterministic and static_shapes
+    if cudnn_benchmark and deterministic:
+        raise ConfigError(
+            "train.cudnn_benchmark=true picks kernels by timing, which run.deterministic=true "
+            "forbids; set one of them to false"
+        )
+    if device.type == "cuda":
+        chosen["cudnn_benchmark"] = bool(cudnn_benchmark)
+    try:
+        if "matmul_precision" in chosen:
+            torch.set_float32_matmul_precision(chosen["matmul_precision"])
+        if "cudnn_benchmark" in chosen:
+            torch.backends.cudnn.benchmark = chosen["cudnn_benchmark"]
+        yield chosen
+    finally:
+        torch.set_float32_matmul_precision(before[0])
+        torch.backends.cudnn.benchmark = before[1]
+
+
+def to_channels_last(batch: Any) -> Any:
+    """4-D floating tensors of a (nested) batch in channels-last memory format (NHWC)."""
+    if isinstance(batch, torch.Tensor):
+        if batch.dim() == 4 and batch.is_floating_point():
+            return batch.contiguous(memory_format=torch.channels_last)
+        return batch
+    if isinstance(batch, dict):
+        return {k: to_channels_last(v) for k, v in batch.items()}
+    if isinstance(batch, list | tuple):
+        moved = [to_channels_last(v) for v in batch]
         return type(batch)(moved) if not hasattr(batch, "_fields") else type(batch)(*moved)
     return batch

@@ -81,8 +81,12 @@ def evaluate_loader(
     *,
     step_fn: StepFn | None = None,
     count_key: str | None = None,
+    to_device: Callable[[Any], Any] | None = None,
 ) -> dict[str, Any]:
-    """One pass over ``loader``: ``{"loss": ..., <metric>: ...}`` as Python numbers."""
+    """One pass over ``loader``: ``{"loss": ..., <metric>: ...}`` as Python numbers.
+
+    ``to_device(batch)`` moves a batch (default: every tensor to ``device``, non-blocking);
+    `fit()` passes its strategy's, which also applies ``train.channels_last``."""
     was_training = model.training
     model.eval()
     mean_loss = LossSum()
@@ -93,7 +97,10 @@ def evaluate_loader(
     try:
         with torch.inference_mode(), precision.autocast():
             for index, batch in enumerate(loader):
-                batch = move_to(batch, device, non_blocking=True)
+                if to_device is None:
+                    batch = move_to(batch, device, non_blocking=True)
+                else:
+                    batch = to_device(batch)
                 bad_data.check(batch, index)
                 if step_fn is not None:
                     loss, outputs, targets = unpack_step_output(step_fn(model, batch), batch)

@@ -41,8 +41,8 @@ from trainwell.builders import (
 from trainwell.checkpoint import Checkpointer, restore
 from trainwell.compiling import CompileReport, compiled_forward
 from trainwell.config import Config, build_config
-from trainwell.data import start_epoch, warn_if_inexact_resume
-from trainwell.device import choose_device
+from trainwell.data import has_static_shapes, start_epoch, warn_if_inexact_resume
+from trainwell.device import choose_device, fast_kernels
 from trainwell.evaluation import Metrics, evaluate, model_device, predict
 from trainwell.flops import StepFlops, describe_throughput
 from trainwell.guards.fit import for_fit_step
@@ -83,6 +83,7 @@ class FitResult:
     weights: str = "last"  # which weights the model holds now: "last" or "best (... epoch N)"
     compile: CompileReport | None = None  # train.compile: compile time, graph breaks, recompiles
     throughput: dict[str, Any] = field(default_factory=dict)  # samples/s, tokens/s, MFU
+    kernels: dict[str, Any] = field(default_factory=dict)  # TF32 / cuDNN autotuning chosen
 
     @property
     def ok(self) -> bool:
@@ -114,6 +115,7 @@ class FitResult:
             "guard_findings": [f.as_dict() for f in self.findings],
             **({"compile": self.compile.as_dict()} if self.compile else {}),
             "throughput": self.throughput,
+            "kernels": self.kernels,
         }
 
     def describe(self) -> str:
@@ -190,7 +192,9 @@ def fit(
     """
     cfg = config if isinstance(config, Config) else build_config(config)
     seed_everything(cfg.run.seed, cfg.run.deterministic)
-    strategy = SingleDevice(choose_device(device or cfg.run.device))
+    strategy = SingleDevice(
+        choose_device(device or cfg.run.device), channels_last=cfg.train.channels_last
+    )
     strategy.prepare(model)  # before the optimizer exists: it must hold the moved parameters
     loss_fn = loss or nn.CrossEntropyLoss()
     train_loader = build_loader(train_data, cfg, strategy, train=True)
@@ -244,6 +248,13 @@ def fit(
         _closing_all(observers),
         activation_checkpointing(model, cfg.train.checkpoint_blocks),  # train.checkpoint_blocks
         compiled_forward(model, cfg.train.compile) as compiled,  # train.compile
+        fast_kernels(  # TF32 matmuls, cuDNN autotuning: where safe, restored afterwards
+            strategy.device,
+            deterministic=cfg.run.deterministic,
+            matmul_precision=cfg.train.matmul_precision,
+            cudnn_benchmark=cfg.train.cudnn_benchmark,
+            static_shapes=has_static_shapes(train_loader),
+        ) as kernels,
     ):
         if compiled is not None:
             observers.append(compiled)  # times the steady steps between logs
@@ -322,6 +333,7 @@ def fit(
     result.weights = best_weights.restore(best, checkpointer, counters.step)
     result.compile = compiled.report if compiled is not None else None
     result.throughput = meter.run_rates()
+    result.kernels = kernels
     _emit(observers, "on_fit_end", result)
     return result
 

@@ -161,15 +161,21 @@ class Meter:
         return logged
 
     def run_rates(self) -> dict[str, Any]:
-        """The run's training throughput over its logged intervals (validation and saving
-        left out): samples/s, tokens/s, TFLOP/s and MFU with the peak it is relative to."""
-        if self.run_seconds <= 0:
+        """The run's training throughput (validation and saving left out): samples/s,
+        tokens/s, TFLOP/s and MFU with the peak it is relative to."""
+        # the interval since the last log counts too (a run shorter than log_every has one)
+        until = self._left_loader_at or time.perf_counter()
+        overhead = self.flops.overhead_s if self.flops is not None else 0.0
+        pending = max(until - self.interval_started - overhead, 0.0)
+        seconds = self.run_seconds + pending
+        if seconds <= 0 or self.run_windows + self.interval_windows == 0:
             return {}
-        rates: dict[str, Any] = {"samples_per_s": self.run_samples / self.run_seconds}
+        samples = self.run_samples + self.interval_samples
+        rates: dict[str, Any] = {"samples_per_s": samples / seconds}
         if self.counts_tokens:
-            rates["tokens_per_s"] = self.run_tokens / self.run_seconds
+            rates["tokens_per_s"] = (self.run_tokens + self.interval_tokens) / seconds
         if self.flops is not None:
-            rates.update(self.flops.rates(self.run_windows, self.run_seconds))
+            rates.update(self.flops.rates(self.run_windows + self.interval_windows, seconds))
             if self.flops.per_step:
                 rates["flops_per_step"] = self.flops.per_step
             if self.flops.peak:

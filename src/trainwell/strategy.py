@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 import torch
 from torch import nn
 
-from trainwell.device import move_to
+from trainwell.device import move_to, to_channels_last
 
 
 @runtime_checkable
@@ -76,8 +76,9 @@ class SingleDevice:
     rank = 0
     world_size = 1
 
-    def __init__(self, device: torch.device | str = "cpu") -> None:
+    def __init__(self, device: torch.device | str = "cpu", *, channels_last: bool = False) -> None:
         self.device = torch.device(device)
+        self.channels_last = channels_last  # train.channels_last: NHWC weights and images
 
     @property
     def is_main(self) -> bool:
@@ -85,10 +86,14 @@ class SingleDevice:
 
     def prepare(self, model: nn.Module) -> nn.Module:
         """Move ``model`` to the device (before any optimizer is built over its parameters)."""
+        if self.channels_last:
+            return model.to(self.device, memory_format=torch.channels_last)
         return model.to(self.device)
 
     def to_device(self, batch: Any) -> Any:
-        return move_to(batch, self.device, non_blocking=True)
+        """``batch`` on the device: non-blocking copies (from pinned memory, truly async)."""
+        batch = move_to(batch, self.device, non_blocking=True)
+        return to_channels_last(batch) if self.channels_last else batch
 
     @contextlib.contextmanager
     def no_sync(self, model: nn.Module, last: bool) -> Iterator[None]:

@@ -11,7 +11,7 @@ from trainwell.config import Config, OptimConfig, TrainConfig, save_config
 def test_defaults():
     cfg = tw.build_config()
     assert cfg == Config()
-    assert cfg.optim.lr == 1e-3 and cfg.train.precision == "fp32"
+    assert cfg.optim.lr == 1e-3 and cfg.train.precision == "auto"
 
 
 def test_nested_dict_values():
@@ -382,7 +382,8 @@ def test_config_help_lists_keys_with_their_help():
     lines = config_help().splitlines()
     for expected in (
         "  optim.lr=0.001  peak learning rate",
-        "  train.precision=fp32  fp32 | bf16 | fp16 (with GradScaler) | auto",
+        "  train.precision=auto  auto (bf16 on CUDA GPUs that have it, else fp16 with "
+        "GradScaler; fp32 on CPU and MPS) | fp32 | bf16 | fp16",
         "  data.batch_size=64  samples per micro-batch",
         "  checkpoint.resume=null  a checkpoint file, a run directory, or "
         '"auto" (this run\'s newest)',

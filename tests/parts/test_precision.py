@@ -70,11 +70,11 @@ def test_unknown_mode_is_config_error():
         tw.Precision("fp8", "cpu")
 
 
-@pytest.mark.parametrize(("native", "expected"), [(True, "bf16"), (False, "fp32")])
-def test_auto_on_cpu_follows_native_bf16(monkeypatch, native, expected):
-    monkeypatch.setattr(precision_mod, "_cpu_has_native_bf16", lambda: native)
-    assert precision_mod.resolve_precision("auto", torch.device("cpu")) == expected
-    assert tw.Precision("auto", "cpu").mode == expected
+def test_auto_on_cpu_is_fp32():
+    """bf16 autocast on a CPU without native bf16 measured 8-20x slower here
+    (benchmarks/precision.py); with native bf16 the gain depends on the model: a choice."""
+    assert precision_mod.resolve_precision("auto", torch.device("cpu")) == "fp32"
+    assert tw.Precision("auto", "cpu").mode == "fp32"
 
 
 @pytest.mark.parametrize(("bf16_ok", "expected"), [(True, "bf16"), (False, "fp16")])

@@ -526,3 +526,9 @@ def warn_if_inexact_resume(loader: Any, start_batch: int) -> None:
 def _is_batch_iterable(data: Any) -> bool:
     # A user's own iterable of batches (generator, custom loader): not indexable, so not a Dataset.
     return hasattr(data, "__iter__") and not hasattr(data, "__getitem__")
+
+
+def has_static_shapes(loader: Any) -> bool:
+    """Whether every batch has one shape (bar a short last batch): tensors batched by
+    trainwell. A Dataset's samples may vary (sequences padded per batch), so not those."""
+    return isinstance(loader, TensorLoader)
