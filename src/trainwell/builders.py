@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -302,14 +302,13 @@ def build_validator(
     """
     if val_data is None:
         return None
-    loader = build_loader(val_data, cfg, strategy, train=False)
+    loader = FromEpochZero(build_loader(val_data, cfg, strategy, train=False))
     metric_objects = resolve_metrics(metrics)
 
     def validate() -> dict[str, float]:
-        # Every validation sees the same batches (epoch 0): an exact resume reproduces it.
         values = evaluate_loader(
             model,
-            start_epoch(loader, 0),
+            loader,
             loss_fn,
             metric_objects,
             strategy.device,
@@ -321,6 +320,17 @@ def build_validator(
         return _prefixed("val_", values)
 
     return validate
+
+
+class FromEpochZero:
+    """The validation batches: every pass sees the same ones (epoch 0's order), so an exact
+    resume reproduces them; re-iterable, for the second look at data that gave NaN."""
+
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+
+    def __iter__(self) -> Iterator[Any]:
+        return start_epoch(self.loader, 0)
 
 
 def _prefixed(prefix: str, values: Mapping[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,8 @@ result does not depend on the batch size; the host reads them once, at the end.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -92,16 +94,12 @@ def evaluate_loader(
     mean_loss = LossSum()
     for metric in metrics.values():
         metric.reset()
-    bad_data = _NonFiniteData(device)
     skip = bookkeeping_keys(count_key)
+    to_device = to_device or functools.partial(move_to, device=device, non_blocking=True)
     try:
         with torch.inference_mode(), precision.autocast():
-            for index, batch in enumerate(loader):
-                if to_device is None:
-                    batch = move_to(batch, device, non_blocking=True)
-                else:
-                    batch = to_device(batch)
-                bad_data.check(batch, index)
+            for batch in loader:
+                batch = to_device(batch)
                 if step_fn is not None:
                     loss, outputs, targets = unpack_step_output(step_fn(model, batch), batch)
                 else:
@@ -122,15 +120,26 @@ def evaluate_loader(
     finally:
         model.train(was_training)
     values = compute_all({"loss": mean_loss, **metrics})
-    bad_data.warn()
+    if not all(math.isfinite(v) for v in values.values() if isinstance(v, float)):
+        _warn_if_nonfinite_data(loader, to_device)  # why: the data, or the model?
     return values
+
+
+def _warn_if_nonfinite_data(loader: Iterable[Any], to_device: Callable[[Any], Any]) -> None:
+    """A second pass, only when a result is NaN/Inf: warn when the data itself holds NaN/Inf.
+    (A healthy evaluation pays nothing; a one-shot iterator cannot be read twice.)"""
+    if iter(loader) is loader:
+        return
+    bad_data = _NonFiniteData()
+    for index, batch in enumerate(loader):
+        bad_data.check(to_device(batch), index)
+    bad_data.warn()
 
 
 class _NonFiniteData:
     """Notes, on the device, the first batch whose floating tensors hold NaN/Inf."""
 
-    def __init__(self, device: torch.device) -> None:
-        self.device = device
+    def __init__(self) -> None:
         self.first_bad: dict[str, torch.Tensor] = {}
 
     def check(self, batch: Any, index: int) -> None:

@@ -144,7 +144,11 @@ class Accuracy(Metric):
     def update(self, outputs: torch.Tensor, targets: torch.Tensor) -> None:
         task, scores, flat_targets, mask = classify(outputs, targets, self.ignore_index)
         predicted, truth = _labels(task, scores, flat_targets, self.threshold)
-        self.correct = self.correct + ((predicted == truth) & mask).sum()
+        right = predicted == truth
+        # an arg-max is never negative: an ignored (negative) target is never "right" anyway
+        if not (task == "multiclass" and (self.ignore_index is None or self.ignore_index < 0)):
+            right = right & mask
+        self.correct = self.correct + right.sum()
         self.total = self.total + mask.sum()
 
     def compute(self) -> torch.Tensor:
@@ -302,15 +306,25 @@ class LossSum(Metric):
     """
 
     def reset(self) -> None:
-        self.total: torch.Tensor | float = 0.0
-        self.count: torch.Tensor | float = 0
+        # kept per batch and summed once in compute(): no device op per batch
+        self.losses: list[torch.Tensor] = []
+        self.counts: list[torch.Tensor | int] = []
 
     def update(self, outputs: torch.Tensor, targets: torch.Tensor | int) -> None:
-        self.total = self.total + wide(outputs.detach()) * targets
-        self.count = self.count + targets
+        self.losses.append(outputs.detach())
+        self.counts.append(targets)
 
     def compute(self) -> torch.Tensor:
-        return wide(torch.as_tensor(self.total)) / max_tensor(self.count)
+        if not self.losses:
+            return torch.zeros((), dtype=torch.float64)
+        losses = wide(torch.stack([loss.reshape(()) for loss in self.losses]))
+        if all(isinstance(c, int) for c in self.counts):
+            counts = torch.tensor(self.counts, dtype=losses.dtype, device=losses.device)
+        else:
+            counts = wide(
+                torch.stack([torch.as_tensor(c, device=losses.device) for c in self.counts])
+            )
+        return (losses * counts).sum() / max_tensor(counts.sum())
 
 
 def max_tensor(count: torch.Tensor | float) -> torch.Tensor | float:
