@@ -224,7 +224,7 @@ class TrainStep:
         entry = self.optimizers.main
         optimizer, precision, strategy = entry.optimizer, self.precision, self.strategy
         optimizer.zero_grad(set_to_none=True)  # gradients add up across backward() calls
-        window_loss = torch.zeros((), device=strategy.device)
+        window_loss: torch.Tensor | None = None
         assert self.loss_step is not None, "TrainStep needs loss_step (or override __call__)"
         for micro in window:
             batch = strategy.to_device(micro.batch)  # one micro-batch on the device at a time
@@ -232,7 +232,11 @@ class TrainStep:
                 loss = loss_of(self.loss_step(self.model, batch))
             weighted = micro.weigh(loss)  # x 1/n, or x count/total, in the window
             strategy.backward(weighted, precision, self.model, last=micro.is_last)
-            window_loss += weighted.detach()  # detached: keeps no graph alive
+            # detached: keeps no graph alive; a window of one costs no device op here
+            part = weighted.detach().float()
+            window_loss = part if window_loss is None else window_loss + part
+        if window_loss is None:
+            window_loss = torch.zeros((), device=strategy.device)
         precision.unscale_(optimizer)  # clip the true gradients, not fp16-scaled ones
         grad_norm = strategy.clip(entry.clipping, entry.parameters)
         self.drop_if_nonfinite(grad_norm, entry.parameters)  # guards.nonfinite=skip_step
