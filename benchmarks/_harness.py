@@ -33,3 +33,16 @@ def report(times: dict[str, list[float]], baseline: str, *, unit_count: float, u
     for name, values in times.items():
         median = statistics.median(values)
         print(f"{name:<28} {median:>9.4f} {unit_count / median:>12,.0f} {base / median:>23.3f}x")
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    """The median and the range (min, max) of ``values``."""
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def print_table(headers: list[str], rows: list[list[str]]) -> None:
+    """Print ``rows`` under ``headers``: the first column left-aligned, the others right."""
+    widths = [max(len(str(r[i])) for r in [headers, *rows]) for i in range(len(headers))]
+    for row in [headers, *rows]:
+        cells = [f"{row[0]:<{widths[0]}}"] + [f"{c:>{w}}" for c, w in zip(row[1:], widths[1:])]
+        print("  ".join(cells).rstrip())
