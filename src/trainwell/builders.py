@@ -73,7 +73,8 @@ class SupervisedStep:
 
 def build_loader(data: Any, cfg: Config, strategy: Strategy, *, train: bool) -> Any:
     """A loader for ``data`` (tensors, a Dataset or a DataLoader): the training one shuffled by
-    (seed, epoch) and sharded by the strategy's rank, the validation one in a fixed order."""
+    (seed, epoch) and sharded by the strategy's rank, the validation one in a fixed order and
+    whole on every rank (the same weights give every rank the same metrics, exactly)."""
     d = cfg.data
     loader = make_loader(
         data,
@@ -87,8 +88,8 @@ def build_loader(data: Any, cfg: Config, strategy: Strategy, *, train: bool) -> 
         seed=cfg.run.seed,
         device=strategy.device,
         device_fraction=d.device_fraction,
-        rank=strategy.rank,
-        world_size=strategy.world_size,
+        rank=strategy.rank if train else 0,
+        world_size=strategy.world_size if train else 1,
     )
     reason = getattr(loader, "workers_reason", "")
     if train and reason and not cfg.run.quiet and strategy.is_main:
@@ -123,13 +124,14 @@ def default_train_step(
     optimizer: torch.optim.Optimizer | None,
     schedule: Any,
     step_fn: StepFn | None,
+    forward_model: nn.Module | None = None,
 ) -> TrainStep:
     """The supervised step: one optimizer (built from ``optim`` unless given), its schedule
     (from ``schedule`` unless given), clipping from ``train.clip_*``, and ``loss(model(x), y)``
-    (or ``step_fn``)."""
+    (or ``step_fn``). ``forward_model`` is what runs the forward (a DDP wrapper of ``model``)."""
     optimizer = optimizer or build_optimizer(model, cfg.optim)
     return TrainStep(
-        model,
+        forward_model or model,
         Optimizers.single(
             optimizer,
             as_schedule(schedule, optimizer, cfg, length.steps_per_epoch, length.max_steps),
@@ -188,8 +190,9 @@ def as_schedule(
     )
 
 
-def build_checkpointer(cfg: Config) -> Checkpointer | NoCheckpoints:
-    if cfg.run.dir is None:
+def build_checkpointer(cfg: Config, strategy: Strategy) -> Checkpointer | NoCheckpoints:
+    """The run's checkpointer: rank 0 writes (the others hold the same state)."""
+    if cfg.run.dir is None or not strategy.is_main:
         return NoCheckpoints()
     run_dir = Path(cfg.run.dir)
     run_dir.mkdir(parents=True, exist_ok=True)

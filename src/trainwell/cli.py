@@ -38,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
+        args.argv = argv
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or EXIT_OK)
     if not getattr(args, "command", None):
@@ -91,6 +92,15 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="record a torch.profiler window (profile.wait/warmup/active steps) into "
         "RUN/profile and print the top operators",
+    )
+    train.add_argument(
+        "--nproc",
+        type=int,
+        default=None,
+        metavar="N",
+        help="train with N processes on this machine (DDP): runs torchrun's own launcher, "
+        "torch.distributed.run --standalone --nproc_per_node N; for several machines use "
+        "torchrun itself (docs/distributed.md)",
     )
     train.set_defaults(run=cmd_train)
 
@@ -179,7 +189,58 @@ def _add_trust_arg(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    from trainwell.distributed import launched
+
+    if args.nproc is not None and not launched():
+        return _launch(args)
+    return _in_process_group(args)
+
+
+def _launch(args: argparse.Namespace) -> int:
+    """``--nproc N``: this same command in N processes, started by torchrun's own launcher."""
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+    from torch.distributed.run import main as torchrun
+
+    if args.nproc < 1:
+        raise UserError(f"--nproc {args.nproc} must be >= 1")
+    argv = _without_option(args.argv, "--nproc")
+    if not args.run_dir:  # every process must write to (and resume from) one directory
+        recipe = args.recipe or "digits"
+        argv += ["--run-dir", f"runs/{_slug(recipe)}-{time.strftime('%Y%m%d-%H%M%S')}"]
+    try:
+        torchrun(["--standalone", "--nproc_per_node", str(args.nproc), "-m", "trainwell", *argv])
+    except ChildFailedError as exc:
+        codes = [failure.exitcode for failure in exc.failures.values()]
+        return next((c for c in codes if c and c > 0), 1)
+    return EXIT_OK
+
+
+def _without_option(argv: list[str], name: str) -> list[str]:
+    out, skip = [], False
+    for item in argv:
+        if skip:
+            skip = False
+        elif item == name:
+            skip = True
+        elif not item.startswith(f"{name}="):
+            out.append(item)
+    return out
+
+
+def _in_process_group(args: argparse.Namespace) -> int:
+    """Train; under torchrun inside the process group (started here, destroyed at the end)."""
+    from trainwell.distributed import env_rank, process_group
+
+    device = next((o.split("=", 1)[1] for o in args.overrides if o.startswith("run.device=")), None)
+    with process_group(device):
+        if env_rank() != 0:
+            args.quiet = True  # rank 0 speaks for the run
+        return _train_command(args)
+
+
+def _train_command(args: argparse.Namespace) -> int:
     from trainwell.config import load_config, read_config_file
+    from trainwell.distributed import broadcast_object, env_rank
 
     recipe_name = args.recipe or _recipe_in_files(args.config, read_config_file) or "digits"
     base, build = _recipe(recipe_name)
@@ -199,12 +260,13 @@ def cmd_train(args: argparse.Namespace) -> int:
                 "--resume auto needs --run-dir DIR: the directory the job writes its checkpoints "
                 "to and resumes from when it is started again"
             )
-        stamp = time.strftime("%Y%m%d-%H%M%S")
+        stamp = broadcast_object(time.strftime("%Y%m%d-%H%M%S"))  # one directory for all ranks
         config = config.replace(
             run=dataclasses.replace(config.run, dir=f"runs/{_slug(recipe_name)}-{stamp}")
         )
     config = _fresh_start_if_nothing_to_resume(config)
-    _record_recipe(Path(config.run.dir), recipe_name)
+    if env_rank() == 0:
+        _record_recipe(Path(config.run.dir), recipe_name)
     with _trusting(args):
         return _train(config, build, recipe_name)
 

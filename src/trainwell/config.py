@@ -48,6 +48,9 @@ class RunConfig:
     seed: int = option(0, "seeds python, numpy, torch and the data order")
     deterministic: bool = option(False, "deterministic kernels (slower): bit-exact repeats on GPU")
     device: str = option("auto", "auto (cuda > mps > cpu), or cpu, cuda, cuda:1, mps")
+    strategy: Literal["auto", "single", "ddp", "fsdp"] = option(
+        "auto", "auto: ddp when launched by torchrun as several processes, else single"
+    )
     dir: str | None = option(
         None, "run directory for config, metrics, checkpoints; null: write nothing"
     )

@@ -42,7 +42,8 @@ from trainwell.checkpoint import Checkpointer, restore
 from trainwell.compiling import CompileReport, compiled_forward
 from trainwell.config import Config, build_config
 from trainwell.data import has_static_shapes, start_epoch, warn_if_inexact_resume
-from trainwell.device import choose_device, fast_kernels
+from trainwell.device import fast_kernels
+from trainwell.distributed import choose_strategy
 from trainwell.evaluation import Metrics, evaluate, model_device, predict
 from trainwell.flops import StepFlops, describe_throughput
 from trainwell.guards.fit import for_fit_step
@@ -53,7 +54,7 @@ from trainwell.precision import Precision
 from trainwell.preemption import Preemption
 from trainwell.state import Counters, RNGState, seed_everything
 from trainwell.step import TrainStep
-from trainwell.strategy import SingleDevice, Strategy
+from trainwell.strategy import Strategy
 from trainwell.tracking import BestTracker, BestWeights, EarlyStopping
 
 __all__ = ["FitResult", "evaluate", "fit", "model_device", "predict"]
@@ -192,16 +193,27 @@ def fit(
     """
     cfg = config if isinstance(config, Config) else build_config(config)
     seed_everything(cfg.run.seed, cfg.run.deterministic)
-    strategy = SingleDevice(
-        choose_device(device or cfg.run.device), channels_last=cfg.train.channels_last
+    strategy = choose_strategy(  # one process, or DDP under torchrun (trainwell.distributed)
+        cfg.run.strategy, device or cfg.run.device, channels_last=cfg.train.channels_last
     )
-    strategy.prepare(model)  # before the optimizer exists: it must hold the moved parameters
+    # before the optimizer exists: it must hold the moved parameters; what trains may be a
+    # wrapper (DDP), the model keeps the state
+    trainee = strategy.prepare(model)
+    if strategy.world_size > 1:
+        torch.manual_seed(cfg.run.seed + strategy.rank)  # dropout differs across ranks
     loss_fn = loss or nn.CrossEntropyLoss()
     train_loader = build_loader(train_data, cfg, strategy, train=True)
     accumulation = Accumulation(cfg.train.accumulate_steps, cfg.train.weight_by)
     length = RunLength.of(cfg, train_loader, accumulation)
     train_step = train_step or default_train_step(
-        model, cfg, length, loss_fn=loss_fn, optimizer=optimizer, schedule=schedule, step_fn=step_fn
+        model,
+        cfg,
+        length,
+        loss_fn=loss_fn,
+        optimizer=optimizer,
+        schedule=schedule,
+        step_fn=step_fn,
+        forward_model=trainee,
     )
     skip = nonfinite_skip(cfg.guards)  # guards.nonfinite=skip_step: the step drops inf/NaN updates
     train_step.bind(Precision(cfg.train.precision, strategy.device), strategy, skip_nonfinite=skip)
@@ -211,8 +223,9 @@ def fit(
     best = BestTracker(cfg.monitor.metric, cfg.monitor.mode)
     early_stopping = EarlyStopping(cfg.monitor.metric, cfg.monitor.mode, **vars_of(cfg.early_stop))
     step_flops = StepFlops(strategy.device, precision.dtype)  # counted once, on one step (MFU)
-    counters, history, meter = Counters(), History(), Meter(strategy.device, step_flops)
-    checkpointer = build_checkpointer(cfg)
+    meter = Meter(strategy.device, step_flops, world=strategy)
+    counters, history = Counters(), History()
+    checkpointer = build_checkpointer(cfg, strategy)
     best_weights = BestWeights(model, checkpointer, enabled=cfg.monitor.restore_best)
     guards = for_fit_step(
         model,
@@ -243,6 +256,7 @@ def fit(
     # Signals become a flag; saves in flight finish; observers (guards' hooks, log files,
     # progress bars) are closed, even when training fails.
     with (
+        _closing_strategy(strategy),  # a process group fit() started ends with it
         Preemption() as preemption,
         checkpointer,
         _closing_all(observers),
@@ -390,6 +404,19 @@ def _fit_result(
         final=dict(history.records[-1]) if history.records else {},
         saves=list(checkpointer.saves),
     )
+
+
+@contextlib.contextmanager
+def _closing_strategy(strategy: Strategy) -> Iterator[None]:
+    close = getattr(strategy, "close", None)
+    try:
+        yield
+    except BaseException:
+        if close is not None:
+            close(clean=False)
+        raise
+    if close is not None:
+        close(clean=True)
 
 
 @contextlib.contextmanager

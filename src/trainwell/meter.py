@@ -29,8 +29,12 @@ class Meter:
     GAN's ``d_loss``/``g_loss``) are summed and logged beside the loss.
     """
 
-    def __init__(self, device: torch.device, flops: StepFlops | None = None) -> None:
+    def __init__(
+        self, device: torch.device, flops: StepFlops | None = None, *, world: Any = None
+    ) -> None:
         self.device = device
+        # several processes: losses averaged over ranks (one all-reduce per log), samples summed
+        self.world = world if world is not None and world.world_size > 1 else None
         self.flops = flops  # FLOPs per step, counted once: tflops and mfu in the logs
         self.interval_loss = torch.zeros((), device=device)
         self.interval_logs: dict[str, torch.Tensor] = {}
@@ -139,14 +143,21 @@ class Meter:
         values = torch.stack(
             [self.interval_loss / windows, grad_norm.float().to(self.device), *extra]
         )
+        ranks = 1
+        if self.world is not None:
+            values, ranks = self.world.mean(values), self.world.world_size
         loss, norm, *extra_values = values.tolist()
         logged = {
             "loss": loss,
             **dict(zip(self.interval_logs, extra_values, strict=True)),
             "grad_norm": norm,
             "lr": lr,
-            "samples_per_s": self.interval_samples / elapsed,
-            **({"tokens_per_s": self.interval_tokens / elapsed} if self.counts_tokens else {}),
+            "samples_per_s": self.interval_samples * ranks / elapsed,
+            **(
+                {"tokens_per_s": self.interval_tokens * ranks / elapsed}
+                if self.counts_tokens
+                else {}
+            ),
             "data_wait": (self.wait_s - self.interval_wait_s) / elapsed,
             **(self.flops.rates(windows, elapsed) if self.flops is not None else {}),
         }
@@ -186,7 +197,10 @@ class Meter:
         """``train_loss`` (and ``train_<name>`` of each step log) of the epoch: one host read."""
         sums = {"loss": self.loss_sum, **self.log_sums}
         windows = max(self.windows, 1)
-        means = torch.stack([v / windows for v in sums.values()]).tolist()
+        means = torch.stack([v / windows for v in sums.values()])
+        if self.world is not None:
+            means = self.world.mean(means)
+        means = means.tolist()
         return {f"train_{name}": value for name, value in zip(sums, means, strict=True)}
 
     def elapsed(self) -> float:

@@ -1,0 +1,234 @@
+"""Several processes on PyTorch's own engine: ``torch.distributed``, launched by ``torchrun``.
+
+`DDP` is a strategy (`trainwell.strategy`): `fit()` and `TrainStep` call it at the moments
+where one process and many differ, and never ask which they have.
+
+* **Launch.** ``torchrun --nproc_per_node N -m trainwell train ...`` (or ``trainwell train
+  --nproc N``, which calls torchrun's own launcher) sets ``RANK``, ``LOCAL_RANK``,
+  ``WORLD_SIZE`` and the rendezvous; `init_from_env` starts the process group from them: nccl
+  on CUDA (each process pinned to ``cuda:LOCAL_RANK``), gloo on CPU. The group is destroyed
+  by whoever started it, also on errors (`process_group`).
+* **Gradients.** ``DistributedDataParallel`` all-reduces (averages) gradients during the last
+  micro-batch's backward of an accumulation window; the others run under ``no_sync``.
+  Clipping then sees the same, complete gradients on every rank: the global norm.
+* **Data.** Each rank reads a disjoint shard of each epoch's order (padded with the order's
+  head so every rank takes the same number of steps; `trainwell.data.shard_order`). The
+  schedule's length is the per-rank step count, which is the global one.
+* **Metrics.** The training loss is averaged over ranks at the logging interval and at the
+  end of each epoch (one all-reduce each), samples/s summed. Validation runs on every rank
+  over the whole validation set: the weights are the same everywhere, so every rank gets the
+  same metrics and takes the same best/early-stopping decisions without a collective. (It
+  costs each rank a full pass; sharded validation with reduced metric states is the next
+  step.)
+* **Stops.** `agree` is an all-reduce of one flag per step: a signal, early stopping or a
+  guard on any rank stops every rank at the same step, after the same save.
+* **Output.** Rank 0 prints, logs and writes checkpoints (the unwrapped model's state: the
+  same keys as a single-process run, so resume and export work with any world size).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+from trainwell.device import move_to, to_channels_last
+from trainwell.errors import ConfigError
+
+
+def launched() -> bool:
+    """Whether this process was started by torchrun (or another launcher) as one of several."""
+    return int(os.environ.get("WORLD_SIZE", "1")) > 1
+
+
+def env_rank() -> int:
+    """This process's rank from the launcher's environment (0 when not launched)."""
+    return int(os.environ.get("RANK", "0"))
+
+
+def init_from_env(device: str | torch.device | None = None, timeout_s: float = 600.0) -> bool:
+    """Start the default process group from the launcher's environment, if not started yet.
+
+    Returns True when this call started it (its caller then destroys it). nccl when this
+    process trains on CUDA (pinned to ``cuda:LOCAL_RANK``), gloo otherwise.
+    """
+    if dist.is_initialized():
+        return False
+    if not launched():
+        raise ConfigError(
+            "run.strategy=ddp needs several processes: start with torchrun --nproc_per_node N "
+            "-m trainwell train ..., or trainwell train --nproc N"
+        )
+    target = _local_device(device)
+    backend = "nccl" if target.type == "cuda" else "gloo"
+    if target.type == "cuda":
+        torch.cuda.set_device(target)
+    dist.init_process_group(backend=backend, timeout=datetime.timedelta(seconds=timeout_s))
+    return True
+
+
+@contextlib.contextmanager
+def process_group(device: str | torch.device | None = None) -> Iterator[None]:
+    """The process group for the block when launched by torchrun; destroyed afterwards (also
+    on errors) if this block started it. A no-op in a single process."""
+    started = launched() and init_from_env(device)
+    clean = False
+    try:
+        yield
+        clean = True
+    finally:
+        if started:
+            end_process_group(clean=clean)
+
+
+def end_process_group(*, clean: bool) -> None:
+    """Destroy the default group; after a barrier when every rank got here normally (a rank
+    that leaves first would tear down connections the others still use: gloo aborts)."""
+    if not dist.is_initialized():
+        return
+    if clean:
+        dist.barrier()
+    dist.destroy_process_group()
+
+
+def _local_device(device: str | torch.device | None) -> torch.device:
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    if device is not None and str(device) != "auto":
+        chosen = torch.device(device)
+        if chosen.type == "cuda" and chosen.index is None:
+            return torch.device("cuda", local_rank)
+        return chosen
+    if torch.cuda.is_available():
+        return torch.device("cuda", local_rank % torch.cuda.device_count())
+    return torch.device("cpu")
+
+
+def broadcast_object(value: Any) -> Any:
+    """Rank 0's ``value`` on every rank (a run directory name, a decision); as is when alone."""
+    if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
+        return value
+    box = [value]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
+
+
+class DDP:
+    """Data parallel over the default process group (see the module docstring)."""
+
+    def __init__(
+        self,
+        device: str | torch.device | None = None,
+        *,
+        find_unused_parameters: bool = False,
+        channels_last: bool = False,
+    ) -> None:
+        self._started_group = init_from_env(device)
+        self.device = _local_device(device)
+        self.rank = dist.get_rank()
+        self.world_size = dist.get_world_size()
+        self.find_unused_parameters = find_unused_parameters
+        self.channels_last = channels_last
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+    def prepare(self, model: nn.Module) -> nn.Module:
+        """Move ``model`` to this rank's device and wrap it; the wrapper is what trains (its
+        forward registers the gradient all-reduce), the model itself keeps the state."""
+        if self.channels_last:
+            model.to(self.device, memory_format=torch.channels_last)
+        else:
+            model.to(self.device)
+        ids = [self.device.index] if self.device.type == "cuda" else None
+        return nn.parallel.DistributedDataParallel(
+            model, device_ids=ids, find_unused_parameters=self.find_unused_parameters
+        )
+
+    def to_device(self, batch: Any) -> Any:
+        batch = move_to(batch, self.device, non_blocking=True)
+        return to_channels_last(batch) if self.channels_last else batch
+
+    @contextlib.contextmanager
+    def no_sync(self, model: nn.Module, last: bool) -> Iterator[None]:
+        """No gradient all-reduce on the micro-batches before the last of a window."""
+        if not last and isinstance(model, nn.parallel.DistributedDataParallel):
+            with model.no_sync():
+                yield
+        else:
+            yield
+
+    def backward(self, loss: torch.Tensor, precision: Any, model: nn.Module, last: bool) -> None:
+        with self.no_sync(model, last):
+            precision.backward(loss)
+
+    def clip(self, clipping: Any, parameters: list[torch.Tensor]) -> torch.Tensor:
+        """The gradients are the all-reduced ones, the same on every rank: the global norm."""
+        return clipping(parameters)
+
+    def reduce(self, total: torch.Tensor, count: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Sums of ``total`` and ``count`` over every rank (one all-reduce)."""
+        both = torch.stack([total.double(), torch.as_tensor(count, device=total.device).double()])
+        dist.all_reduce(both)
+        return both[0], both[1]
+
+    def mean(self, values: torch.Tensor) -> torch.Tensor:
+        """``values`` averaged over ranks (one all-reduce; every rank has equally many steps)."""
+        values = values.clone()
+        dist.all_reduce(values)
+        return values / self.world_size
+
+    def agree(self, flag: bool) -> bool:
+        """True on every rank when any rank says so (one all-reduce of one number)."""
+        vote = torch.tensor([1.0 if flag else 0.0], device=self._collective_device())
+        dist.all_reduce(vote, op=dist.ReduceOp.MAX)
+        return bool(vote.item())
+
+    def _collective_device(self) -> torch.device:
+        return self.device if dist.get_backend() == "nccl" else torch.device("cpu")
+
+    def model_state(self, model: nn.Module) -> dict[str, Any]:
+        return unwrap(model).state_dict()
+
+    def load_model_state(self, model: nn.Module, state: dict[str, Any]) -> None:
+        unwrap(model).load_state_dict(state)
+
+    def optimizer_state(self, model: nn.Module, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
+        return optimizer.state_dict()
+
+    def load_optimizer_state(
+        self, model: nn.Module, optimizer: torch.optim.Optimizer, state: dict[str, Any]
+    ) -> None:
+        optimizer.load_state_dict(state)
+
+    def close(self, *, clean: bool = True) -> None:
+        """Destroy the process group if this strategy started it (``clean``: every rank gets
+        here, so wait for them first; after an error, do not wait for ranks that may be gone)."""
+        if self._started_group:
+            end_process_group(clean=clean)
+            self._started_group = False
+
+
+def unwrap(model: nn.Module) -> nn.Module:
+    """The model inside a ``DistributedDataParallel`` wrapper (the model itself otherwise)."""
+    return model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
+
+
+def choose_strategy(name: str, device: torch.device | str | None, *, channels_last: bool) -> Any:
+    """``run.strategy``: single (one process), ddp, or auto (ddp when launched as several)."""
+    from trainwell.device import choose_device
+    from trainwell.strategy import SingleDevice
+
+    if name == "fsdp":
+        raise ConfigError(
+            "run.strategy=fsdp is not available yet; use run.strategy=ddp (or auto) for now"
+        )
+    if name == "ddp" or (name == "auto" and launched()):
+        return DDP(device, channels_last=channels_last)
+    return SingleDevice(choose_device(device), channels_last=channels_last)

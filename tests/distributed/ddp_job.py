@@ -1,0 +1,79 @@
+"""A job for the distributed tests: run alone (python ddp_job.py ...) or under torchrun.
+
+It trains a small MLP (no dropout, no BatchNorm: the per-rank batches then add up exactly to
+one big batch) on fixed data through `trainwell.fit`, and rank 0 writes the final weights.
+"""
+
+import argparse
+import os
+import signal
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+import trainwell as tw
+
+
+class SlowOnSignal(tw.Observer):
+    """Writes this rank's pid once training runs (a test then signals it); slows each step a
+    little so a signal lands mid-run."""
+
+    def __init__(self, pid_dir):
+        self.pid_dir = Path(pid_dir)
+
+    def on_step_end(self, report):
+        if report.step == 2:
+            rank = os.environ.get("RANK", "0")
+            (self.pid_dir / f"rank{rank}.pid").write_text(str(os.getpid()))
+        time.sleep(0.02)  # a workload, not a wait for anything: long enough to be signalled
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--accumulate", type=int, default=1)
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--run-dir", default=None)
+    parser.add_argument("--resume", default=None)
+    parser.add_argument("--pid-dir", default=None)
+    args = parser.parse_args()
+
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(256, 8, generator=g)
+    y = (x[:, 0] + x[:, 1] > 0).long() + (x[:, 2] > 1).long()
+    model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 3))
+    observers = [SlowOnSignal(args.pid_dir)] if args.pid_dir else []
+    result = tw.fit(
+        model,
+        (x[:192], y[:192]),
+        (x[192:], y[192:]),
+        metrics=["accuracy"],
+        observers=observers,
+        config={
+            "run": {"quiet": True, "dir": args.run_dir, "log_every": 2},
+            "data": {"batch_size": args.batch},
+            "train": {"max_epochs": args.epochs, "accumulate_steps": args.accumulate},
+            "checkpoint": {"resume": args.resume, "min_interval_s": 0},
+            "monitor": {"restore_best": False},
+        },
+    )
+    state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    rank = int(os.environ.get("RANK", "0"))
+    torch.save(
+        {
+            "state": state,
+            "steps": result.steps,
+            "history": result.history,
+            "preempted": result.preempted,
+        },
+        f"{args.out}.rank{rank}",
+    )
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    main()

@@ -1,0 +1,173 @@
+"""DDP through torchrun with the gloo backend, two processes on the CPU (marked slow: CI runs
+them; ``pytest -m slow tests/distributed`` alone).
+
+Two ranks with batch B take the same steps as one process with batch 2B: rank r reads every
+other sample of each epoch's order, DDP averages the gradients, so the weights agree to float
+tolerance, with and without gradient accumulation.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+JOB = Path(__file__).with_name("ddp_job.py")
+pytestmark = pytest.mark.slow
+
+
+def _env():
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    env.pop("WORLD_SIZE", None)
+    return env
+
+
+def _torchrun_cmd(nproc):
+    return [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        f"--nproc_per_node={nproc}",
+        str(JOB),
+    ]
+
+
+def torchrun(*job_args, nproc=2, timeout=180):
+    cmd = [*_torchrun_cmd(nproc), *job_args]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env())
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def alone(*job_args, timeout=120):
+    done = subprocess.run(
+        [sys.executable, str(JOB), *job_args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=_env(),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def load(path):
+    return torch.load(path, weights_only=True)
+
+
+@pytest.mark.parametrize("accumulate", [1, 2])
+def test_two_ranks_with_batch_b_equal_one_process_with_batch_2b(tmp_path, accumulate):
+    out = str(tmp_path / "w")
+    torchrun("--out", f"{out}-ddp", "--batch", "16", "--accumulate", str(accumulate))
+    alone("--out", f"{out}-one", "--batch", "32", "--accumulate", str(accumulate))
+    ddp0, ddp1 = load(f"{out}-ddp.rank0"), load(f"{out}-ddp.rank1")
+    one = load(f"{out}-one.rank0")
+    assert ddp0["steps"] == one["steps"] == 3 * 192 // (32 * accumulate)
+    for name, weight in one["state"].items():
+        torch.testing.assert_close(ddp0["state"][name], weight, rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(ddp1["state"][name], ddp0["state"][name], rtol=0, atol=0)
+    # losses logged per epoch are means over both ranks: close to the one-process ones
+    for a, b in zip(ddp0["history"], one["history"], strict=True):
+        assert a["train_loss"] == pytest.approx(b["train_loss"], rel=1e-4)
+        assert a["val_loss"] == pytest.approx(b["val_loss"], rel=1e-4)
+    # every rank took the same decisions on the same numbers (wall times aside)
+    untimed = [
+        [{k: v for k, v in r.items() if k != "time_s"} for r in d["history"]] for d in (ddp0, ddp1)
+    ]
+    assert untimed[0] == untimed[1]
+
+
+def test_a_ddp_run_killed_with_sigkill_and_resumed_ends_bit_identical(tmp_path):
+    out, pids = str(tmp_path / "w"), tmp_path / "pids"
+    pids.mkdir()
+    args = ["--epochs", "8", "--pid-dir", str(pids)]
+    torchrun("--out", f"{out}-full", "--run-dir", str(tmp_path / "full"), *args)
+    run = tmp_path / "broken"
+    launcher = subprocess.Popen(
+        [*_torchrun_cmd(2), "--out", f"{out}-killed", "--run-dir", str(run), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=_env(),
+        start_new_session=True,  # its own process group: one kill reaches every rank
+    )
+    deadline = time.monotonic() + 120
+    while not list((run / "checkpoints").glob("step-*.pt")):
+        assert launcher.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    os.killpg(launcher.pid, signal.SIGKILL)
+    launcher.wait(timeout=30)
+    assert not Path(f"{out}-killed.rank0").exists()  # it really died mid-run
+    torchrun("--out", f"{out}-resumed", "--run-dir", str(run), "--resume", "auto", *args)
+    full, resumed = load(f"{out}-full.rank0"), load(f"{out}-resumed.rank0")
+    assert resumed["steps"] == full["steps"] == 8 * 192 // 32
+    for name, weight in full["state"].items():
+        assert torch.equal(resumed["state"][name], weight), name
+
+
+def test_sigterm_to_one_rank_stops_every_rank_at_the_same_step_after_a_save(tmp_path):
+    out, run, pids = str(tmp_path / "w"), tmp_path / "run", tmp_path / "pids"
+    pids.mkdir()
+    cmd = [
+        *_torchrun_cmd(2),
+        "--out",
+        out,
+        "--epochs",
+        "50",
+        "--run-dir",
+        str(run),
+        "--pid-dir",
+        str(pids),
+    ]
+    launcher = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()
+    )
+    deadline = time.monotonic() + 120
+    while not (pids / "rank1.pid").exists():
+        assert launcher.poll() is None and time.monotonic() < deadline, launcher.communicate()
+        time.sleep(0.05)
+    os.kill(int((pids / "rank1.pid").read_text()), signal.SIGTERM)
+    _, stderr = launcher.communicate(timeout=120)
+    assert launcher.returncode == 0, stderr[-3000:]
+    r0, r1 = load(f"{out}.rank0"), load(f"{out}.rank1")
+    assert r0["steps"] == r1["steps"] < 50 * 192 // 16  # stopped early, together
+    assert r1["preempted"] == "SIGTERM" and r0["preempted"] is None
+    saved = sorted((run / "checkpoints").glob("step-*.pt"))
+    assert saved and saved[-1].name == f"step-{r0['steps']:08d}.pt"  # the stop step was saved
+
+
+def test_the_cli_trains_with_nproc_and_rank_0_writes_once(tmp_path):
+    run = tmp_path / "run"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "trainwell",
+            "train",
+            "--nproc",
+            "2",
+            "--run-dir",
+            str(run),
+            "--set",
+            "train.max_epochs=2",
+            "--set",
+            "run.progress=false",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_env(),
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (done.stdout + done.stderr).count("done: 2 epochs") == 1  # one summary: rank 0
+    import json
+
+    epochs = [json.loads(line) for line in (run / "metrics.jsonl").open()]
+    assert [r["epoch"] for r in epochs if r.get("kind") == "epoch"] == [1, 2]
+    assert (run / "checkpoints" / "best.pt").is_file()
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["steps"] == 2 * 12  # 1,437 digits / 2 ranks / batch 64 -> 12 steps an epoch
