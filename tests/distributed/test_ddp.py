@@ -171,3 +171,16 @@ def test_the_cli_trains_with_nproc_and_rank_0_writes_once(tmp_path):
     assert (run / "checkpoints" / "best.pt").is_file()
     summary = json.loads((run / "summary.json").read_text())
     assert summary["steps"] == 2 * 12  # 1,437 digits / 2 ranks / batch 64 -> 12 steps an epoch
+
+
+def test_the_documented_hand_written_ddp_loop_runs_alone_and_under_torchrun():
+    example = Path(__file__).parents[2] / "docs" / "examples" / "ddp_loop.py"
+    cmd = [*_torchrun_cmd(2)[:-1], str(example)]
+    two = subprocess.run(cmd, capture_output=True, text=True, timeout=180, env=_env())
+    one = subprocess.run(
+        [sys.executable, str(example)], capture_output=True, text=True, timeout=120, env=_env()
+    )
+    assert two.returncode == 0 and one.returncode == 0, two.stderr[-2000:] + one.stderr[-2000:]
+    losses = [float(line.rsplit(" ", 1)[1]) for line in two.stdout.splitlines()]
+    assert len(losses) == 3 and all(0 < v < 1.2 for v in losses)  # printed once: rank 0
+    assert len(one.stdout.splitlines()) == 3
