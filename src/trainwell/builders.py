@@ -340,14 +340,24 @@ def _prefixed(prefix: str, values: Mapping[str, Any]) -> dict[str, Any]:
     return {f"{prefix}{k}": v for k, v in values.items()}
 
 
-def load_resume_state(cfg: Config, device: torch.device) -> dict[str, Any]:
+def load_resume_state(cfg: Config, strategy: Strategy) -> dict[str, Any]:
     path = find_checkpoint(cfg.checkpoint.resume, cfg.run.dir)
-    payload = load_checkpoint(path, map_location=device)
-    changed = changed_keys(payload["manifest"].get("config", {}), cfg.to_dict())
+    payload = load_checkpoint(path, map_location=strategy.device)
+    manifest = payload["manifest"]
+    changed = changed_keys(manifest.get("config", {}), cfg.to_dict())
     if changed:
         warn_at_user(
             f"resuming {path} with a different config ({', '.join(changed)}); the run will not "
             "match one that never stopped",
+        )
+    saved_world = manifest.get("world_size", 1)
+    if saved_world != strategy.world_size and strategy.is_main:
+        warn_at_user(
+            f"resuming {path}, saved by {saved_world} process(es), with {strategy.world_size}: "
+            "the model, optimizer, schedule and counters carry over; each rank's shard of the "
+            "epoch and its RNG stream follow the new layout, and the run's length and schedule "
+            "are counted in steps of the new layout (a larger world has fewer steps per "
+            "epoch); the run does not match one that never stopped"
         )
     return payload["state"]
 

@@ -273,9 +273,13 @@ def fit(
         if compiled is not None:
             observers.append(compiled)  # times the steady steps between logs
         if cfg.checkpoint.resume:
-            restore(state, load_resume_state(cfg, strategy.device))
+            restore(state, load_resume_state(cfg, strategy))
             warn_if_inexact_resume(train_loader, counters.batch_in_epoch)
-        manifest = {"config": cfg.to_dict(), "config_hash": cfg.fingerprint()}
+        manifest = {
+            "config": cfg.to_dict(),
+            "config_hash": cfg.fingerprint(),
+            "world_size": strategy.world_size,
+        }
         save = functools.partial(checkpointer.save, state, counters, **manifest)
         started, stop_reason = time.perf_counter(), None
         info = fit_info(cfg, model, counters, length, strategy.device, precision)

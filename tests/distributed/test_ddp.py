@@ -170,6 +170,7 @@ def test_the_cli_trains_with_nproc_and_rank_0_writes_once(tmp_path):
     assert [r["epoch"] for r in epochs if r.get("kind") == "epoch"] == [1, 2]
     assert (run / "checkpoints" / "best.pt").is_file()
     summary = json.loads((run / "summary.json").read_text())
+    assert summary["guard_findings"] == []  # healthy DDP: no false alarm from any guard
     assert summary["steps"] == 2 * 12  # 1,437 digits / 2 ranks / batch 64 -> 12 steps an epoch
 
 
@@ -184,3 +185,13 @@ def test_the_documented_hand_written_ddp_loop_runs_alone_and_under_torchrun():
     losses = [float(line.rsplit(" ", 1)[1]) for line in two.stdout.splitlines()]
     assert len(losses) == 3 and all(0 < v < 1.2 for v in losses)  # printed once: rank 0
     assert len(one.stdout.splitlines()) == 3
+
+
+def test_resuming_with_another_world_size_says_what_carries_over(tmp_path):
+    run = str(tmp_path / "run")
+    alone("--out", str(tmp_path / "one"), "--epochs", "2", "--run-dir", run)
+    done = torchrun(
+        "--out", str(tmp_path / "two"), "--epochs", "3", "--run-dir", run, "--resume", "auto"
+    )
+    assert "saved by 1 process(es), with 2" in done.stderr
+    assert "steps of the new layout" in done.stderr
