@@ -38,8 +38,9 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from trainwell.device import move_to, to_channels_last
+from trainwell.device import choose_device
 from trainwell.errors import ConfigError
+from trainwell.strategy import SingleDevice
 
 
 def launched() -> bool:
@@ -118,8 +119,10 @@ def broadcast_object(value: Any) -> Any:
     return box[0]
 
 
-class DDP:
-    """Data parallel over the default process group (see the module docstring)."""
+class DDP(SingleDevice):
+    """Data parallel over the default process group (see the module docstring). What one
+    process does the same way (moving batches, backward, clipping, optimizer state) it
+    inherits from `SingleDevice`."""
 
     def __init__(
         self,
@@ -129,11 +132,10 @@ class DDP:
         channels_last: bool = False,
     ) -> None:
         self._started_group = init_from_env(device)
-        self.device = _local_device(device)
+        super().__init__(_local_device(device), channels_last=channels_last)
         self.rank = dist.get_rank()
         self.world_size = dist.get_world_size()
         self.find_unused_parameters = find_unused_parameters
-        self.channels_last = channels_last
 
     @property
     def is_main(self) -> bool:
@@ -141,19 +143,13 @@ class DDP:
 
     def prepare(self, model: nn.Module) -> nn.Module:
         """Move ``model`` to this rank's device and wrap it; the wrapper is what trains (its
-        forward registers the gradient all-reduce), the model itself keeps the state."""
-        if self.channels_last:
-            model.to(self.device, memory_format=torch.channels_last)
-        else:
-            model.to(self.device)
+        forward registers the gradient all-reduce), the model itself keeps the state. The
+        gradients every rank clips are then the same, all-reduced ones: the global norm."""
+        super().prepare(model)
         ids = [self.device.index] if self.device.type == "cuda" else None
         return nn.parallel.DistributedDataParallel(
             model, device_ids=ids, find_unused_parameters=self.find_unused_parameters
         )
-
-    def to_device(self, batch: Any) -> Any:
-        batch = move_to(batch, self.device, non_blocking=True)
-        return to_channels_last(batch) if self.channels_last else batch
 
     @contextlib.contextmanager
     def no_sync(self, model: nn.Module, last: bool) -> Iterator[None]:
@@ -163,14 +159,6 @@ class DDP:
                 yield
         else:
             yield
-
-    def backward(self, loss: torch.Tensor, precision: Any, model: nn.Module, last: bool) -> None:
-        with self.no_sync(model, last):
-            precision.backward(loss)
-
-    def clip(self, clipping: Any, parameters: list[torch.Tensor]) -> torch.Tensor:
-        """The gradients are the all-reduced ones, the same on every rank: the global norm."""
-        return clipping(parameters)
 
     def reduce(self, total: torch.Tensor, count: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Sums of ``total`` and ``count`` over every rank (one all-reduce)."""
@@ -186,26 +174,16 @@ class DDP:
 
     def agree(self, flag: bool) -> bool:
         """True on every rank when any rank says so (one all-reduce of one number)."""
-        vote = torch.tensor([1.0 if flag else 0.0], device=self._collective_device())
+        device = self.device if dist.get_backend() == "nccl" else torch.device("cpu")
+        vote = torch.tensor([1.0 if flag else 0.0], device=device)
         dist.all_reduce(vote, op=dist.ReduceOp.MAX)
         return bool(vote.item())
-
-    def _collective_device(self) -> torch.device:
-        return self.device if dist.get_backend() == "nccl" else torch.device("cpu")
 
     def model_state(self, model: nn.Module) -> dict[str, Any]:
         return unwrap(model).state_dict()
 
     def load_model_state(self, model: nn.Module, state: dict[str, Any]) -> None:
         unwrap(model).load_state_dict(state)
-
-    def optimizer_state(self, model: nn.Module, optimizer: torch.optim.Optimizer) -> dict[str, Any]:
-        return optimizer.state_dict()
-
-    def load_optimizer_state(
-        self, model: nn.Module, optimizer: torch.optim.Optimizer, state: dict[str, Any]
-    ) -> None:
-        optimizer.load_state_dict(state)
 
     def close(self, *, clean: bool = True) -> None:
         """Destroy the process group if this strategy started it (``clean``: every rank gets
@@ -222,9 +200,6 @@ def unwrap(model: nn.Module) -> nn.Module:
 
 def choose_strategy(name: str, device: torch.device | str | None, *, channels_last: bool) -> Any:
     """``run.strategy``: single (one process), ddp, or auto (ddp when launched as several)."""
-    from trainwell.device import choose_device
-    from trainwell.strategy import SingleDevice
-
     if name == "fsdp":
         raise ConfigError(
             "run.strategy=fsdp is not available yet; use run.strategy=ddp (or auto) for now"

@@ -8,6 +8,7 @@ where one process and many differ:
   synchronised only after the last micro-batch of a window (``no_sync`` on the others);
 * ``clip(clipping, params)``: the global gradient norm (over shards, for sharded gradients);
 * ``reduce(total, count)``: sums and counts over processes (means of means are wrong);
+  ``mean(values)``: per-rank means of equally many steps, averaged (the logged losses);
 * ``agree(flag)``: a stop decision (preemption, early stopping, a guard) every rank takes
   together, so no rank waits forever in a collective the others left;
 * ``is_main``: the one process that prints and writes files;
@@ -15,7 +16,8 @@ where one process and many differ:
   state dicts, whatever the wrapping or sharding;
 * ``rank``/``world_size``: what the data loader shards by.
 
-Only `SingleDevice` exists so far; DDP and FSDP2 come behind the same interface.
+`SingleDevice` is here; `trainwell.distributed.DDP` is the several-process one (FSDP2 comes
+behind the same interface).
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ class Strategy(Protocol):
     def reduce(
         self, total: torch.Tensor, count: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]: ...
+
+    def mean(self, values: torch.Tensor) -> torch.Tensor: ...
 
     def agree(self, flag: bool) -> bool: ...
 
@@ -112,6 +116,10 @@ class SingleDevice:
     def reduce(self, total: torch.Tensor, count: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(sum, count)`` over all processes: here, as given."""
         return total, count
+
+    def mean(self, values: torch.Tensor) -> torch.Tensor:
+        """``values`` averaged over processes: here, as given."""
+        return values
 
     def agree(self, flag: bool) -> bool:
         """True when any process says so: here, this one's word."""
