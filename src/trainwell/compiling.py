@@ -56,6 +56,10 @@ COMPILE_KEYS = {
 }
 
 
+#: The names of the two compiled entry points (dynamo's metrics report frames by name).
+_TRAIN_ENTRY, _EVAL_ENTRY = "trainwell_compiled_train", "trainwell_compiled_eval"
+
+
 @dataclass(frozen=True)
 class CompileSettings:
     """``train.compile`` resolved: ``torch.compile``'s own arguments."""
@@ -185,13 +189,13 @@ class CompiledForward(Observer):
         self._had_own_forward = "forward" in model.__dict__
         self._forward: Callable[..., Any] = model.forward  # the eager forward
         kwargs = settings.torch_kwargs()
-        self._train = torch.compile(_entry(self._forward, "trainwell_compiled_train"), **kwargs)
-        self._eval = torch.compile(_entry(self._forward, "trainwell_compiled_eval"), **kwargs)
+        self._train = torch.compile(_entry(self._forward, _TRAIN_ENTRY), **kwargs)
+        self._eval = torch.compile(_entry(self._forward, _EVAL_ENTRY), **kwargs)
         self._largest: dict[bool, int] = {}
         self._static = settings.dynamic is not True
         self._since_us = time.time_ns() // 1000
         self._breaks_before = collections.Counter(_dynamo_counters()["graph_break"])
-        self._last_log: tuple[float, int, float] | None = None
+        self._last_log: tuple[int, float] | None = None  # (step, compile seconds) at a log
         self._step_times: list[float] = []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -230,15 +234,19 @@ class CompiledForward(Observer):
 
     # -- observer: steady-state step time (at the logging interval only)
     def on_step_end(self, report: StepReport) -> None:
-        if report.logged is None:
+        """Each log interval's training time (the meter's: validation and saving left out)
+        less the compile time within it, per step. The first interval is left out: its first
+        steps pay more than dynamo's compile time (loading compiled code, first-run costs),
+        so a run shorter than two logging intervals reports no steady step time."""
+        if report.logged is None or "interval_s" not in report.logged:
             return
-        now, compiled = time.perf_counter(), self._compile_seconds()
+        compiled = self._compile_seconds(training_only=True)
         if self._last_log is not None:
-            then, step, compiled_then = self._last_log
-            steps = report.step - step
-            if steps > 0:
-                self._step_times.append(max(now - then - (compiled - compiled_then), 0.0) / steps)
-        self._last_log = (now, report.step, compiled)
+            step, compiled_then = self._last_log
+            if report.step > step:
+                training = report.logged["interval_s"] - (compiled - compiled_then)
+                self._step_times.append(max(training, 0.0) / (report.step - step))
+        self._last_log = (report.step, compiled)
 
     def close(self) -> None:
         self.finish()
@@ -268,10 +276,16 @@ class CompiledForward(Observer):
             or (getattr(e, "start_time", None) or 0) * 1e6 >= self._since_us
         ]
 
-    def _compile_seconds(self, entries: list[Any] | None = None) -> float:
+    def _compile_seconds(
+        self, entries: list[Any] | None = None, *, training_only: bool = False
+    ) -> float:
+        """Seconds dynamo spent compiling in this run; ``training_only``: not counting the
+        validation entry point (its compile falls in validation time, not a step's)."""
         entries = self._entries() if entries is None else entries
         total = 0.0
         for e in entries:
+            if training_only and getattr(e, "co_name", None) == _EVAL_ENTRY:
+                continue
             frame = getattr(e, "entire_frame_compile_time_s", None)
             if frame:
                 total += frame

@@ -159,6 +159,7 @@ class Meter:
                 else {}
             ),
             "data_wait": (self.wait_s - self.interval_wait_s) / elapsed,
+            "interval_s": elapsed,  # training seconds since the last log
             **(self.flops.rates(windows, elapsed) if self.flops is not None else {}),
         }
         self.run_seconds += elapsed

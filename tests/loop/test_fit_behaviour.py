@@ -239,7 +239,7 @@ def test_step_reports_keep_loss_on_device_and_log_on_cadence():
     assert all(isinstance(r.loss, torch.Tensor) and not r.loss.requires_grad for r in rec.reports)
     logged = [r.step for r in rec.reports if r.logged is not None]
     assert logged == [5, 10]
-    basic = {"loss", "grad_norm", "lr", "samples_per_s", "data_wait"}
+    basic = {"loss", "grad_norm", "lr", "samples_per_s", "data_wait", "interval_s"}
     assert set(rec.reports[4].logged) == basic | {"tflops", "mfu"}  # FLOPs counted at step 2
 
 
