@@ -8,6 +8,7 @@ and the state a resumed run starts from.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import sys
@@ -32,7 +33,9 @@ from trainwell.batch import (
 from trainwell.checkpoint import Checkpointer, find_checkpoint, load_checkpoint
 from trainwell.clipping import Clipping
 from trainwell.config import Config, save_config
-from trainwell.data import make_loader, start_epoch
+from trainwell.data import has_static_shapes, make_loader, start_epoch
+from trainwell.device import fast_kernels
+from trainwell.distributed import choose_strategy
 from trainwell.errors import ConfigError, DataError
 from trainwell.evaluation import evaluate_loader
 from trainwell.guards.config import GuardsConfig
@@ -69,6 +72,35 @@ class SupervisedStep:
                 check_elementwise_shapes(logits_of(output), targets, self.loss_fn)
             self.checked = True
         return compute_loss(self.loss_fn, output, targets)
+
+
+def build_strategy(
+    model: nn.Module, cfg: Config, device: str | torch.device | None
+) -> tuple[Strategy, nn.Module]:
+    """``run.strategy`` (`trainwell.distributed.choose_strategy`) with ``model`` prepared on
+    it; returns the strategy and what trains (the model, or its DDP wrapper). Under several
+    processes rank r then reseeds with ``run.seed + r``: dropout differs across ranks."""
+    strategy = choose_strategy(
+        cfg.run.strategy, device or cfg.run.device, channels_last=cfg.train.channels_last
+    )
+    trainee = strategy.prepare(model)
+    if strategy.world_size > 1:
+        torch.manual_seed(cfg.run.seed + strategy.rank)
+    return strategy, trainee
+
+
+def fast_kernels_for(
+    cfg: Config, strategy: Strategy, train_loader: Any
+) -> contextlib.AbstractContextManager[dict[str, Any]]:
+    """`trainwell.device.fast_kernels` as the config asks (``train.matmul_precision``,
+    ``train.cudnn_benchmark``), static shapes when the training data are tensors."""
+    return fast_kernels(
+        strategy.device,
+        deterministic=cfg.run.deterministic,
+        matmul_precision=cfg.train.matmul_precision,
+        cudnn_benchmark=cfg.train.cudnn_benchmark,
+        static_shapes=has_static_shapes(train_loader),
+    )
 
 
 def build_loader(data: Any, cfg: Config, strategy: Strategy, *, train: bool) -> Any:

@@ -29,9 +29,11 @@ from trainwell.builders import (
     StepFn,
     build_checkpointer,
     build_loader,
+    build_strategy,
     build_validator,
     default_observers,
     default_train_step,
+    fast_kernels_for,
     fit_info,
     load_resume_state,
     nonfinite_skip,
@@ -41,9 +43,7 @@ from trainwell.builders import (
 from trainwell.checkpoint import Checkpointer, restore
 from trainwell.compiling import CompileReport, compiled_forward
 from trainwell.config import Config, build_config
-from trainwell.data import has_static_shapes, start_epoch, warn_if_inexact_resume
-from trainwell.device import fast_kernels
-from trainwell.distributed import choose_strategy
+from trainwell.data import start_epoch, warn_if_inexact_resume
 from trainwell.evaluation import Metrics, evaluate, model_device, predict
 from trainwell.flops import StepFlops, describe_throughput
 from trainwell.guards.fit import for_fit_step
@@ -193,14 +193,9 @@ def fit(
     """
     cfg = config if isinstance(config, Config) else build_config(config)
     seed_everything(cfg.run.seed, cfg.run.deterministic)
-    strategy = choose_strategy(  # one process, or DDP under torchrun (trainwell.distributed)
-        cfg.run.strategy, device or cfg.run.device, channels_last=cfg.train.channels_last
-    )
-    # before the optimizer exists: it must hold the moved parameters; what trains may be a
-    # wrapper (DDP), the model keeps the state
-    trainee = strategy.prepare(model)
-    if strategy.world_size > 1:
-        torch.manual_seed(cfg.run.seed + strategy.rank)  # dropout differs across ranks
+    # one process, or DDP under torchrun; before the optimizer exists (it must hold the moved
+    # parameters). What trains may be a wrapper (DDP); the model keeps the state.
+    strategy, trainee = build_strategy(model, cfg, device)
     loss_fn = loss or nn.CrossEntropyLoss()
     train_loader = build_loader(train_data, cfg, strategy, train=True)
     accumulation = Accumulation(cfg.train.accumulate_steps, cfg.train.weight_by)
@@ -262,13 +257,8 @@ def fit(
         _closing_all(observers),
         activation_checkpointing(model, cfg.train.checkpoint_blocks),  # train.checkpoint_blocks
         compiled_forward(model, cfg.train.compile) as compiled,  # train.compile
-        fast_kernels(  # TF32 matmuls, cuDNN autotuning: where safe, restored afterwards
-            strategy.device,
-            deterministic=cfg.run.deterministic,
-            matmul_precision=cfg.train.matmul_precision,
-            cudnn_benchmark=cfg.train.cudnn_benchmark,
-            static_shapes=has_static_shapes(train_loader),
-        ) as kernels,
+        # TF32 matmuls, cuDNN autotuning: where safe, restored afterwards
+        fast_kernels_for(cfg, strategy, train_loader) as kernels,
     ):
         if compiled is not None:
             observers.append(compiled)  # times the steady steps between logs
