@@ -124,3 +124,19 @@ def test_zero_grad_inside_a_window_is_found_between_autograd_grad_passes():
             if i % 2 == 1:
                 opt.step()
     assert codes(guards) == ["zero-grad-in-window"]
+
+
+def test_a_finding_names_the_rank_that_saw_it_under_torchrun(monkeypatch):
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv("RANK", "1")
+    model, opt, crit = _setup()
+    with warns("grad-not-zeroed") as seen, watch(model, opt, every=1) as guards:
+        for x, y in batches(4):
+            crit(model(x), y).backward()
+            opt.step()
+    assert [f.rank for f in guards.findings] == [1]
+    assert str(seen[0].message).startswith("rank 1: [grad-not-zeroed]")
+    monkeypatch.delenv("WORLD_SIZE")
+    from trainwell.guards.base import _process_rank
+
+    assert _process_rank() is None  # one process: findings name no rank

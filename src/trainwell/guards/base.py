@@ -10,6 +10,7 @@ transfer (`Context.read_later`).
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -219,6 +220,7 @@ class Context:
             why=why,
             fix=fix,
             switch=switch,
+            rank=_process_rank(),
         )
         self.reporter.report(finding, raise_as=raise_as, at=at)
 
@@ -378,3 +380,10 @@ def _spread(count: int, most: int) -> list[int]:
 
 
 Hook = Callable[..., Any]
+
+
+def _process_rank() -> int | None:
+    """This process's rank when torchrun started several (its environment), else None."""
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        return int(os.environ.get("RANK", "0"))
+    return None

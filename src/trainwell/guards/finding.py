@@ -51,6 +51,7 @@ class Finding:
     why: str  # why it quietly hurts the run
     fix: str  # what to change
     switch: str  # the GuardsConfig field that turns this guard off
+    rank: int | None = None  # the process that saw it, when there are several (torchrun)
 
     def as_dict(self) -> dict[str, str | int | None]:
         """The finding as plain data (summary.json, metrics.jsonl, tools)."""
@@ -59,8 +60,9 @@ class Finding:
     def __str__(self) -> str:
         at = f" at step {self.step}" if self.step is not None else ""
         src = f" ({self.source})" if self.source else ""
+        on = f"rank {self.rank}: " if self.rank is not None else ""
         return (
-            f"[{self.code}] {self.name}: {self.message} [{self.where}{at}{src}]\n"
+            f"{on}[{self.code}] {self.name}: {self.message} [{self.where}{at}{src}]\n"
             f"  why: {self.why}\n  fix: {self.fix}\n"
             f"  (switch off: guards.{self.switch}=false)"
         )
