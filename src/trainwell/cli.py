@@ -198,8 +198,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def _launch(args: argparse.Namespace) -> int:
     """``--nproc N``: this same command in N processes, started by torchrun's own launcher."""
-    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
-    from torch.distributed.run import main as torchrun
+    from trainwell.distributed import launch_local
 
     if args.nproc < 1:
         raise UserError(f"--nproc {args.nproc} must be >= 1")
@@ -207,12 +206,7 @@ def _launch(args: argparse.Namespace) -> int:
     if not args.run_dir:  # every process must write to (and resume from) one directory
         recipe = args.recipe or "digits"
         argv += ["--run-dir", f"runs/{_slug(recipe)}-{time.strftime('%Y%m%d-%H%M%S')}"]
-    try:
-        torchrun(["--standalone", "--nproc_per_node", str(args.nproc), "-m", "trainwell", *argv])
-    except ChildFailedError as exc:
-        codes = [failure.exitcode for failure in exc.failures.values()]
-        return next((c for c in codes if c and c > 0), 1)
-    return EXIT_OK
+    return launch_local(args.nproc, ["-m", "trainwell", *argv])
 
 
 def _without_option(argv: list[str], name: str) -> list[str]:

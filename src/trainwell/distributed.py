@@ -110,6 +110,21 @@ def _local_device(device: str | torch.device | None) -> torch.device:
     return torch.device("cpu")
 
 
+def launch_local(nproc: int, program: list[str]) -> int:
+    """Run ``program`` (``["-m", "module", ...]`` or a script and its arguments) as ``nproc``
+    processes on this machine through torchrun's own launcher (``torch.distributed.run
+    --standalone``); returns the first failing process's exit code, or 0."""
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+    from torch.distributed.run import main as torchrun
+
+    try:
+        torchrun(["--standalone", "--nproc_per_node", str(nproc), *program])
+    except ChildFailedError as exc:
+        codes = [failure.exitcode for failure in exc.failures.values()]
+        return next((c for c in codes if c and c > 0), 1)
+    return 0
+
+
 def broadcast_object(value: Any) -> Any:
     """Rank 0's ``value`` on every rank (a run directory name, a decision); as is when alone."""
     if not (dist.is_available() and dist.is_initialized()) or dist.get_world_size() == 1:
