@@ -1,24 +1,27 @@
-"""Your own loop on several processes: trainwell's parts with its DDP strategy.
+"""Your own loop on several processes: trainwell's parts with its DDP or FSDP2 strategy.
 
-torchrun --standalone --nproc_per_node 2 docs/examples/ddp_loop.py   # two processes
-python docs/examples/ddp_loop.py                                      # or one
+torchrun --standalone --nproc_per_node 2 docs/examples/ddp_loop.py        # two processes, DDP
+torchrun --standalone --nproc_per_node 2 docs/examples/ddp_loop.py fsdp   # sharded (FSDP2)
+python docs/examples/ddp_loop.py                                           # or one
 """
+
+import sys
 
 import torch
 from torch import nn
 
 import trainwell as tw
 from trainwell.config import OptimConfig
-from trainwell.distributed import DDP, launched, process_group
-from trainwell.strategy import SingleDevice
+from trainwell.distributed import choose_strategy, process_group
 
 with process_group():  # started from torchrun's environment; barrier + destroy at the end
-    strategy = DDP() if launched() else SingleDevice("cpu")
+    name = sys.argv[1] if len(sys.argv) > 1 else "auto"  # auto: one process, or ddp
+    strategy = choose_strategy(name, "cpu", channels_last=False)
     torch.manual_seed(0)  # the same initial weights everywhere (DDP also broadcasts rank 0's)
     g = torch.Generator().manual_seed(1)
     x, y = torch.randn(512, 8, generator=g), torch.randint(0, 3, (512,), generator=g)
     model = nn.Sequential(nn.Linear(8, 64), nn.ReLU(), nn.Linear(64, 3))
-    trainee = strategy.prepare(model)  # moved, and wrapped in DistributedDataParallel
+    trainee = strategy.prepare(model)  # moved; wrapped in DDP, or sharded in place (FSDP)
     optimizer = tw.build_optimizer(model, OptimConfig(lr=3e-3))
     precision, clipping = tw.Precision("auto", strategy.device), tw.Clipping(max_norm=1.0)
     accumulation = tw.Accumulation(steps=2)
@@ -34,10 +37,10 @@ with process_group():  # started from torchrun's environment; barrier + destroy 
                 inputs, targets = strategy.to_device(micro.batch)
                 with precision.autocast():
                     loss = loss_fn(trainee(inputs), targets)
-                # the gradient all-reduce runs in the last micro-batch's backward only
+                # gradients are all-reduced (reduce-scattered) in the last micro-batch only
                 strategy.backward(micro.weigh(loss), precision, trainee, last=micro.is_last)
             precision.unscale_(optimizer)
-            strategy.clip(clipping, list(model.parameters()))
+            strategy.clip(clipping, list(model.parameters()))  # the global norm, shards too
             precision.step(optimizer)
         total, count = strategy.reduce(loss.detach() * len(targets), torch.tensor(len(targets)))
         if strategy.is_main:

@@ -81,7 +81,13 @@ def build_strategy(
     it; returns the strategy and what trains (the model, or its DDP wrapper). Under several
     processes rank r then reseeds with ``run.seed + r``: dropout differs across ranks."""
     strategy = choose_strategy(
-        cfg.run.strategy, device or cfg.run.device, channels_last=cfg.train.channels_last
+        cfg.run.strategy,
+        device or cfg.run.device,
+        channels_last=cfg.train.channels_last,
+        model=model,
+        precision=cfg.train.precision,
+        fsdp_blocks=cfg.run.fsdp_blocks,
+        reshard_after_forward=cfg.run.fsdp_reshard_after_forward,
     )
     trainee = strategy.prepare(model)
     if strategy.world_size > 1:
@@ -223,9 +229,21 @@ def as_schedule(
 
 
 def build_checkpointer(cfg: Config, strategy: Strategy) -> Checkpointer | NoCheckpoints:
-    """The run's checkpointer: rank 0 writes (the others hold the same state)."""
-    if cfg.run.dir is None or not strategy.is_main:
+    """The run's checkpointer: rank 0 writes (the others hold the same state). Where saving
+    gathers state from every rank (FSDP), every rank saves with it (`AgreedCheckpoints`)."""
+    collective = getattr(strategy, "collective_state", False)
+    if cfg.run.dir is None or not (strategy.is_main or collective):
         return NoCheckpoints()
+    if collective:
+        from trainwell.distributed import AgreedCheckpoints
+
+        writer = _checkpointer(cfg) if strategy.is_main else NoCheckpoints()
+        c = cfg.checkpoint
+        return AgreedCheckpoints(strategy, writer, c.every_steps, c.keep_best)
+    return _checkpointer(cfg)
+
+
+def _checkpointer(cfg: Config) -> Checkpointer:
     run_dir = Path(cfg.run.dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(cfg, run_dir / "config.yaml")
@@ -372,9 +390,13 @@ def _prefixed(prefix: str, values: Mapping[str, Any]) -> dict[str, Any]:
     return {f"{prefix}{k}": v for k, v in values.items()}
 
 
-def load_resume_state(cfg: Config, strategy: Strategy) -> dict[str, Any]:
-    path = find_checkpoint(cfg.checkpoint.resume, cfg.run.dir)
-    payload = load_checkpoint(path, map_location=strategy.device)
+def load_resume_state(cfg: Config, strategy: Strategy, resume: str | None = None) -> dict[str, Any]:
+    """The saved state to resume from: ``resume`` (default ``checkpoint.resume``), a file, a
+    run directory or ``auto``; warns what a changed config or world size means."""
+    path = find_checkpoint(resume or cfg.checkpoint.resume, cfg.run.dir)
+    # sharded: every rank reads the whole file on CPU and keeps its shard on the device
+    where = "cpu" if strategy.collective_state else strategy.device
+    payload = load_checkpoint(path, map_location=where)
     manifest = payload["manifest"]
     changed = changed_keys(manifest.get("config", {}), cfg.to_dict())
     if changed:

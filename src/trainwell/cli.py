@@ -102,6 +102,14 @@ def _parser() -> argparse.ArgumentParser:
         "torch.distributed.run --standalone --nproc_per_node N; for several machines use "
         "torchrun itself (docs/distributed.md)",
     )
+    train.add_argument(
+        "--max-restarts",
+        type=int,
+        default=0,
+        metavar="K",
+        help="with --nproc: when a process fails, restart all of them up to K times; each "
+        "restart resumes from the run's newest good checkpoint",
+    )
     train.set_defaults(run=cmd_train)
 
     resume = sub.add_parser("resume", help="continue a run from its newest good checkpoint")
@@ -202,11 +210,13 @@ def _launch(args: argparse.Namespace) -> int:
 
     if args.nproc < 1:
         raise UserError(f"--nproc {args.nproc} must be >= 1")
-    argv = _without_option(args.argv, "--nproc")
+    if args.max_restarts < 0:
+        raise UserError(f"--max-restarts {args.max_restarts} must be >= 0")
+    argv = _without_option(_without_option(args.argv, "--nproc"), "--max-restarts")
     if not args.run_dir:  # every process must write to (and resume from) one directory
         recipe = args.recipe or "digits"
         argv += ["--run-dir", f"runs/{_slug(recipe)}-{time.strftime('%Y%m%d-%H%M%S')}"]
-    return launch_local(args.nproc, ["-m", "trainwell", *argv])
+    return launch_local(args.nproc, ["-m", "trainwell", *argv], max_restarts=args.max_restarts)
 
 
 def _without_option(argv: list[str], name: str) -> list[str]:

@@ -6,6 +6,7 @@ the runtime guards read the per-parameter norms to find inf/NaN without a second
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import torch
@@ -14,13 +15,48 @@ from trainwell.guards import patch
 
 
 def param_norms(grads: list[torch.Tensor], norm_type: float = 2.0) -> torch.Tensor:
-    """Each gradient's norm, stacked into one device tensor (one foreach kernel where possible)."""
+    """Each gradient's norm, stacked into one device tensor (one foreach kernel where possible).
+
+    Sharded gradients (FSDP2's DTensors) give each whole gradient's norm, the same on every
+    rank: the norms of the local shards, combined in one all-reduce.
+    """
+    if is_sharded(grads[0]):
+        return _sharded_param_norms(grads, norm_type)
     if len({(g.device, g.dtype) for g in grads}) == 1 and not grads[0].is_sparse:
         norms = torch._foreach_norm(grads, norm_type)
     else:  # mixed devices or dtypes: one norm at a time, gathered as float32
         norms = [torch.linalg.vector_norm(g.float(), norm_type) for g in grads]
     first = grads[0].device
     return torch.stack([n.to(first) for n in norms])
+
+
+def is_sharded(tensor: torch.Tensor) -> bool:
+    """Whether ``tensor`` is a DTensor (FSDP2's sharded parameters and gradients)."""
+    return hasattr(tensor, "device_mesh") and hasattr(tensor, "to_local")
+
+
+def _sharded_param_norms(grads: list[torch.Tensor], norm_type: float) -> torch.Tensor:
+    import torch.distributed as dist  # only sharded runs get here
+
+    mesh = grads[0].device_mesh
+    if mesh.ndim != 1 or not all(
+        g.device_mesh == mesh and all(p.is_shard() for p in g.placements) for g in grads
+    ):  # replicated or 2-D layouts: DTensor's own (one collective per gradient)
+        return torch.stack([n.full_tensor() for n in torch._foreach_norm(grads, norm_type)])
+    norms = param_norms([g.to_local() for g in grads], norm_type).float()
+    group = mesh.get_group()
+    if math.isinf(norm_type):
+        dist.all_reduce(norms, op=dist.ReduceOp.MAX, group=group)
+        return norms
+    powered = norms.pow(norm_type)
+    dist.all_reduce(powered, group=group)
+    return powered.pow(1.0 / norm_type)
+
+
+def local_parts(grads: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Each gradient's local shard (the gradient itself unless sharded): what in-place
+    arithmetic on gradients works on."""
+    return [g.to_local() if is_sharded(g) else g for g in grads]
 
 
 def grad_norm(parameters: Iterable[torch.Tensor], norm_type: float = 2.0) -> torch.Tensor:
@@ -69,6 +105,7 @@ class Clipping:
 
     def _scale(self, grads: list[torch.Tensor], total: torch.Tensor) -> None:
         # No error_if_nonfinite and no branch on the value: either would sync with the host.
+        grads = local_parts(grads)  # a shard scaled by the global coefficient
         coef = torch.clamp(self.max_norm / (total + 1e-6), max=1.0)
         if len({(g.device, g.dtype) for g in grads}) == 1:
             torch._foreach_mul_(grads, coef.to(grads[0].device))

@@ -49,7 +49,17 @@ class RunConfig:
     deterministic: bool = option(False, "deterministic kernels (slower): bit-exact repeats on GPU")
     device: str = option("auto", "auto (cuda > mps > cpu), or cpu, cuda, cuda:1, mps")
     strategy: Literal["auto", "single", "ddp", "fsdp"] = option(
-        "auto", "auto: ddp when launched by torchrun as several processes, else single"
+        "auto",
+        "auto: single in one process; under torchrun ddp when weights, gradients and AdamW "
+        "state (16 bytes/parameter) fit in half of one device's memory, else fsdp",
+    )
+    fsdp_blocks: str = option(
+        "auto",
+        "fsdp: the modules sharded as units (dotted paths; a ModuleList means each child); "
+        "auto: the model's block list (blocks/layers/h...), else its top-level children",
+    )
+    fsdp_reshard_after_forward: bool = option(
+        True, "fsdp: free gathered parameters after each block's forward (less memory)"
     )
     dir: str | None = option(
         None, "run directory for config, metrics, checkpoints; null: write nothing"

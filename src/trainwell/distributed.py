@@ -32,6 +32,7 @@ import contextlib
 import datetime
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -70,8 +71,22 @@ def init_from_env(device: str | torch.device | None = None, timeout_s: float = 6
     backend = "nccl" if target.type == "cuda" else "gloo"
     if target.type == "cuda":
         torch.cuda.set_device(target)
-    dist.init_process_group(backend=backend, timeout=datetime.timedelta(seconds=timeout_s))
+    timeout = datetime.timedelta(seconds=timeout_s)
+    world_size = int(os.environ["WORLD_SIZE"])
+    store = _attempt_store(timeout)
+    dist.init_process_group(
+        backend, store=store, rank=env_rank(), world_size=world_size, timeout=timeout
+    )
     return True
+
+
+def _attempt_store(timeout: datetime.timedelta) -> dist.Store:
+    """torchrun's store (``env://``) under a prefix of its own for each restart: a group
+    torchrun restarted (``--max-restarts``) would otherwise read the addresses the failed
+    attempt's ranks published there, and fail to connect (seen with gloo: "connectFullMesh
+    failed ... Connection refused")."""
+    store, _, _ = next(dist.rendezvous("env://", timeout=timeout))
+    return dist.PrefixStore(f"trainwell/attempt-{restart_count()}", store)
 
 
 @contextlib.contextmanager
@@ -110,19 +125,37 @@ def _local_device(device: str | torch.device | None) -> torch.device:
     return torch.device("cpu")
 
 
-def launch_local(nproc: int, program: list[str]) -> int:
+def launch_local(nproc: int, program: list[str], *, max_restarts: int = 0) -> int:
     """Run ``program`` (``["-m", "module", ...]`` or a script and its arguments) as ``nproc``
     processes on this machine through torchrun's own launcher (``torch.distributed.run
-    --standalone``); returns the first failing process's exit code, or 0."""
+    --standalone``), restarting them all up to ``max_restarts`` times when one fails; returns
+    the first failing process's exit code, or 0."""
     from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
     from torch.distributed.run import main as torchrun
 
+    restarts = ["--max-restarts", str(max_restarts)] if max_restarts else []
     try:
-        torchrun(["--standalone", "--nproc_per_node", str(nproc), *program])
+        torchrun(["--standalone", "--nproc_per_node", str(nproc), *restarts, *program])
     except ChildFailedError as exc:
         codes = [failure.exitcode for failure in exc.failures.values()]
         return next((c for c in codes if c and c > 0), 1)
     return 0
+
+
+def restart_count() -> int:
+    """How many times torchrun has restarted this group of workers (``--max-restarts``)."""
+    return int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0") or 0)
+
+
+def elastic_resume(resume: str | None, run_dir: str | None) -> str | None:
+    """What to resume from: ``checkpoint.resume`` as set, or, in a worker torchrun restarted
+    after a failure, ``"auto"`` (the newest good checkpoint) when the run directory has one:
+    the restarted command is the original one, which did not ask to resume."""
+    if resume or run_dir is None or restart_count() == 0:
+        return resume
+    from trainwell.checkpoint import list_checkpoints
+
+    return "auto" if list_checkpoints(Path(run_dir) / "checkpoints") else None
 
 
 def broadcast_object(value: Any) -> Any:
@@ -194,6 +227,11 @@ class DDP(SingleDevice):
         dist.all_reduce(vote, op=dist.ReduceOp.MAX)
         return bool(vote.item())
 
+    def main_says(self, flag: bool) -> bool:
+        """Rank 0's ``flag`` on every rank (one all-reduce): a decision only rank 0 can take,
+        such as a save on a timed cadence."""
+        return self.agree(flag and self.is_main)
+
     def model_state(self, model: nn.Module) -> dict[str, Any]:
         return unwrap(model).state_dict()
 
@@ -208,17 +246,111 @@ class DDP(SingleDevice):
             self._started_group = False
 
 
+class AgreedCheckpoints:
+    """The checkpointer of a strategy whose saves are collectives (FSDP gathers every rank's
+    shard): every rank calls it at the same moments, and every rank gathers the state of
+    each save; rank 0 decides the cadence (its clock) and writes, through its `Checkpointer`.
+
+    Where the save points are the same on every rank by construction (the step cadence's
+    modulus, the end of the run) no message is sent; rank 0's timed decision
+    (``checkpoint.min_interval_s``) reaches the others in one all-reduce.
+    """
+
+    def __init__(self, strategy: Any, writer: Any, every_steps: int | None, keep_best: int) -> None:
+        self.strategy, self.writer, self.every_steps = strategy, writer, every_steps
+        self.keep_best = keep_best  # the same on every rank: new-best saves agree
+
+    def __getattr__(self, name: str) -> Any:  # paths, saves, wait, directory: the writer's
+        return getattr(self.writer, name)
+
+    def due_after_step(self, step: int) -> bool:
+        if not (self.every_steps and step > 0 and step % self.every_steps == 0):
+            return False
+        return self.strategy.main_says(self.writer.due_after_step(step))
+
+    def due_after_epoch(self, epoch: int, last: bool, *, best: bool = False) -> bool:
+        if last:
+            return True
+        return self.strategy.main_says(self.writer.due_after_epoch(epoch, last, best=best))
+
+    def save(self, parts: Any, counters: Any, **kwargs: Any) -> Any:
+        if self.strategy.is_main:
+            return self.writer.save(parts, counters, **kwargs)
+        from trainwell.checkpoint import state_of
+
+        state_of(parts)  # this rank's share of the gathering
+        return None
+
+    def hold(self, parts: Any, counters: Any, **kwargs: Any) -> None:
+        if self.strategy.is_main:
+            self.writer.hold(parts, counters, **kwargs)
+        else:
+            from trainwell.checkpoint import state_of
+
+            state_of(parts)
+
+    def __enter__(self) -> AgreedCheckpoints:
+        self.writer.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.writer.__exit__(*exc)
+
+
 def unwrap(model: nn.Module) -> nn.Module:
     """The model inside a ``DistributedDataParallel`` wrapper (the model itself otherwise)."""
     return model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
 
 
-def choose_strategy(name: str, device: torch.device | str | None, *, channels_last: bool) -> Any:
-    """``run.strategy``: single (one process), ddp, or auto (ddp when launched as several)."""
+def choose_strategy(
+    name: str,
+    device: torch.device | str | None,
+    *,
+    channels_last: bool,
+    model: nn.Module | None = None,
+    precision: str = "fp32",
+    fsdp_blocks: str = "auto",
+    reshard_after_forward: bool = True,
+) -> Any:
+    """``run.strategy``: single (one process), ddp, fsdp, or auto: single in one process;
+    launched as several, ddp when the model's training state fits one device
+    (`fits_one_device`), fsdp otherwise."""
+    if name == "auto" and launched():
+        fits = model is None or fits_one_device(model, _local_device(device))
+        name = "ddp" if fits else "fsdp"
     if name == "fsdp":
-        raise ConfigError(
-            "run.strategy=fsdp is not available yet; use run.strategy=ddp (or auto) for now"
+        from trainwell.fsdp import FSDP
+
+        return FSDP(
+            device,
+            blocks=fsdp_blocks,
+            reshard_after_forward=reshard_after_forward,
+            precision=precision,
+            channels_last=channels_last,
         )
-    if name == "ddp" or (name == "auto" and launched()):
+    if name == "ddp":
         return DDP(device, channels_last=channels_last)
     return SingleDevice(choose_device(device), channels_last=channels_last)
+
+
+#: fp32 weights + gradients + AdamW's two moments: bytes per parameter while training.
+TRAINING_BYTES_PER_PARAMETER = 16
+
+
+def fits_one_device(model: nn.Module, device: torch.device) -> bool:
+    """Whether ``model``'s training state (`TRAINING_BYTES_PER_PARAMETER` per parameter) takes
+    at most half of ``device``'s memory, leaving the rest to activations (all of a CUDA
+    device's memory; the machine's RAM shared by the local ranks on CPU)."""
+    needed = TRAINING_BYTES_PER_PARAMETER * sum(p.numel() for p in model.parameters())
+    return needed <= device_memory(device) / 2
+
+
+def device_memory(device: torch.device) -> float:
+    """Bytes of memory one rank has on ``device`` (CPU: RAM over the local ranks)."""
+    if device.type == "cuda":
+        return float(torch.cuda.get_device_properties(device).total_memory)
+    try:
+        ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return float("inf")
+    return ram / max(int(os.environ.get("LOCAL_WORLD_SIZE", "1")), 1)

@@ -44,6 +44,7 @@ from trainwell.checkpoint import Checkpointer, restore
 from trainwell.compiling import CompileReport, compiled_forward
 from trainwell.config import Config, build_config
 from trainwell.data import start_epoch, warn_if_inexact_resume
+from trainwell.distributed import elastic_resume
 from trainwell.evaluation import Metrics, evaluate, model_device, predict
 from trainwell.flops import StepFlops, describe_throughput
 from trainwell.guards.fit import for_fit_step
@@ -221,7 +222,9 @@ def fit(
     meter = Meter(strategy.device, step_flops, world=strategy)
     counters, history = Counters(), History()
     checkpointer = build_checkpointer(cfg, strategy)
-    best_weights = BestWeights(model, checkpointer, enabled=cfg.monitor.restore_best)
+    best_weights = BestWeights(
+        model, checkpointer, enabled=cfg.monitor.restore_best, sharded=strategy.collective_state
+    )
     guards = for_fit_step(
         model,
         optimizers,
@@ -248,6 +251,7 @@ def fit(
         "guards": guards,
         **stateful_observers(yours),  # yours that have a state_dict
     }
+    state = strategy.checkpoint_parts(state, model)  # sharded (FSDP): gathered full states
     # Signals become a flag; saves in flight finish; observers (guards' hooks, log files,
     # progress bars) are closed, even when training fails.
     with (
@@ -262,8 +266,9 @@ def fit(
     ):
         if compiled is not None:
             observers.append(compiled)  # times the steady steps between logs
-        if cfg.checkpoint.resume:
-            restore(state, load_resume_state(cfg, strategy))
+        resume = elastic_resume(cfg.checkpoint.resume, cfg.run.dir)  # restarted: "auto"
+        if resume:
+            restore(state, load_resume_state(cfg, strategy, resume))
             warn_if_inexact_resume(train_loader, counters.batch_in_epoch)
         manifest = {
             "config": cfg.to_dict(),

@@ -125,7 +125,7 @@ def _list_hint(model: nn.Module) -> str:
     return f"the block lists of {type(model).__name__}: {shown}"
 
 
-def _resolve(model: nn.Module, path: str) -> nn.Module:
+def _resolve(model: nn.Module, path: str, key: str = "checkpoint_blocks") -> nn.Module:
     """The submodule at a dotted path, or `ConfigError` saying which part is wrong."""
     module = model
     walked: list[str] = []
@@ -139,7 +139,7 @@ def _resolve(model: nn.Module, path: str) -> nn.Module:
             else:
                 what = f"does not exist ({where} has no submodule {part!r})"
             raise ConfigError(
-                f"checkpoint_blocks: {path!r} {what}; name modules by dotted path, a "
+                f"{key}: {path!r} {what}; name modules by dotted path, a "
                 f"ModuleList/Sequential meaning each of its children. {_list_hint(model)}"
             )
         module = child
@@ -147,7 +147,7 @@ def _resolve(model: nn.Module, path: str) -> nn.Module:
     return module
 
 
-def _auto_container(model: nn.Module) -> str:
+def _auto_container(model: nn.Module, key: str = "checkpoint_blocks") -> str:
     """The path ``blocks="auto"`` picks (see `checkpoint_blocks`)."""
     for path in AUTO_BLOCK_PATHS:
         try:
@@ -166,7 +166,7 @@ def _auto_container(model: nn.Module) -> str:
             best, size = path, len(module)
     if best is None:
         raise ConfigError(
-            f"checkpoint_blocks: blocks='auto' found no block list in {type(model).__name__} "
+            f"{key}: blocks='auto' found no block list in {type(model).__name__} "
             f"(looked for {', '.join(AUTO_BLOCK_PATHS)}, then any nn.ModuleList); name the "
             f"blocks by dotted path. {_list_hint(model)}"
         )
@@ -178,19 +178,23 @@ def _split(blocks: str | Sequence[str]) -> list[str]:
     return [p.strip() for item in items for p in str(item).split(",") if p.strip()]
 
 
-def _chosen(model: nn.Module, blocks: str | Sequence[str]) -> list[tuple[str, nn.Module]]:
+def chosen_blocks(
+    model: nn.Module, blocks: str | Sequence[str], *, key: str = "checkpoint_blocks"
+) -> list[tuple[str, nn.Module]]:
+    """``(path, module)`` for each block ``blocks`` names (see `checkpoint_blocks`); errors
+    name the option ``key``."""
     paths = _split(blocks)
     if not paths:
         raise ConfigError(
-            f"checkpoint_blocks: no blocks named (got {blocks!r}); use 'auto' or dotted "
+            f"{key}: no blocks named (got {blocks!r}); use 'auto' or dotted "
             f"paths. {_list_hint(model)}"
         )
     chosen: list[tuple[str, nn.Module]] = []
     seen: set[int] = set()
     for path in paths:
         if path == "auto":
-            path = _auto_container(model)
-        module = _resolve(model, path)
+            path = _auto_container(model, key)
+        module = _resolve(model, path, key)
         if isinstance(module, _CONTAINERS):
             members = [(f"{path}.{name}", child) for name, child in module.named_children()]
         else:
@@ -198,7 +202,7 @@ def _chosen(model: nn.Module, blocks: str | Sequence[str]) -> list[tuple[str, nn
         for member_path, member in members:
             if not _has_forward(member):
                 raise ConfigError(
-                    f"checkpoint_blocks: {member_path!r} is a {type(member).__name__}, which "
+                    f"{key}: {member_path!r} is a {type(member).__name__}, which "
                     f"has no forward of its own; name the blocks inside it. {_list_hint(model)}"
                 )
             if id(member) not in seen:  # a block shared by two paths is wrapped once
@@ -237,7 +241,7 @@ def checkpoint_blocks(model: nn.Module, blocks: str | Sequence[str] = "auto") ->
     A path that does not exist, or names a parameter, buffer or container without a forward,
     raises `ConfigError` naming it and listing the model's ModuleList/Sequential paths.
     """
-    chosen = _chosen(model, blocks)  # validate every path before changing anything
+    chosen = chosen_blocks(model, blocks)  # validate every path before changing anything
     for _, block in chosen:
         current = block.__dict__.get("forward")
         if isinstance(current, _CheckpointedForward):

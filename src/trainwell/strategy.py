@@ -13,11 +13,13 @@ where one process and many differ:
   together, so no rank waits forever in a collective the others left;
 * ``is_main``: the one process that prints and writes files;
 * ``model_state``/``load_model_state`` and ``optimizer_state``/``load_optimizer_state``: full
-  state dicts, whatever the wrapping or sharding;
+  state dicts, whatever the wrapping or sharding; ``checkpoint_parts``: the parts a checkpoint
+  saves, with stand-ins that gather full states where the state is sharded
+  (``collective_state``: then every rank takes part in every save);
 * ``rank``/``world_size``: what the data loader shards by.
 
-`SingleDevice` is here; `trainwell.distributed.DDP` is the several-process one (FSDP2 comes
-behind the same interface).
+`SingleDevice` is here; `trainwell.distributed.DDP` and `trainwell.fsdp.FSDP` are the
+several-process ones.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Strategy(Protocol):
     device: torch.device
     rank: int
     world_size: int
+    collective_state: bool
 
     @property
     def is_main(self) -> bool: ...
@@ -73,12 +76,16 @@ class Strategy(Protocol):
         self, model: nn.Module, optimizer: torch.optim.Optimizer, state: dict[str, Any]
     ) -> None: ...
 
+    def checkpoint_parts(self, parts: dict[str, Any], model: nn.Module) -> dict[str, Any]: ...
+
 
 class SingleDevice:
     """One process on one device: every moment is the plain single-process operation."""
 
     rank = 0
     world_size = 1
+    #: Whether saving state is a collective every rank takes part in (FSDP); not here.
+    collective_state = False
 
     def __init__(self, device: torch.device | str = "cpu", *, channels_last: bool = False) -> None:
         self.device = torch.device(device)
@@ -138,3 +145,8 @@ class SingleDevice:
         self, model: nn.Module, optimizer: torch.optim.Optimizer, state: dict[str, Any]
     ) -> None:
         optimizer.load_state_dict(state)
+
+    def checkpoint_parts(self, parts: dict[str, Any], model: nn.Module) -> dict[str, Any]:
+        """What a checkpoint saves and restores, by name: here ``parts`` as they are (a sharded
+        strategy puts stand-ins that gather full states in place of the model and optimizers)."""
+        return dict(parts)

@@ -100,9 +100,14 @@ class BestWeights:
     weights is taken at each new best.
     """
 
-    def __init__(self, model: Any, checkpointer: Any, *, enabled: bool = True) -> None:
+    def __init__(
+        self, model: Any, checkpointer: Any, *, enabled: bool = True, sharded: bool = False
+    ) -> None:
         self.model, self.enabled = model, enabled
         self.keeps_best = getattr(checkpointer, "keep_best", 0) >= 1
+        # Sharded weights (FSDP): each rank copies its own shard, as reading the best
+        # checkpoint back would take every rank (a collective) at the end of fit().
+        self.copies = not self.keeps_best or sharded
         self.copy: dict[str, Any] | None = None
 
     def save_due(self, record: Mapping[str, Any]) -> bool:
@@ -111,9 +116,9 @@ class BestWeights:
 
     def capture(self) -> None:
         """Called at each new best: copy the weights unless the best checkpoint will hold them."""
-        if self.enabled and not self.keeps_best:
+        if self.enabled and self.copies:
             self.copy = {
-                k: v.detach().to("cpu", copy=True)
+                k: _local(v).detach().to("cpu", copy=True)
                 for k, v in _unwrap(self.model).state_dict().items()
             }
 
@@ -124,10 +129,10 @@ class BestWeights:
         described = f"best ({best.monitor} {best.best:.4g} at epoch {best.best_epoch})"
         if best.best_step == last_step:
             return described  # the last weights are the best ones
-        if not self.keeps_best:
+        if self.copies:
             if self.copy is None:
                 return _kept_last(f"the best weights (epoch {best.best_epoch}) were not kept")
-            _unwrap(self.model).load_state_dict(self.copy)
+            _copy_into(_unwrap(self.model), self.copy)
             return described
         return self._restore_from_disk(best, checkpointer, described)
 
@@ -156,6 +161,20 @@ def _kept_last(why: str) -> str:
 
     warn_at_user(f"monitor.restore_best: {why}; the model keeps the last weights")
     return "last"
+
+
+def _local(tensor: Any) -> Any:
+    """This rank's shard of a sharded (DTensor) tensor; the tensor itself otherwise."""
+    return tensor.to_local() if hasattr(tensor, "to_local") else tensor
+
+
+def _copy_into(model: Any, copy: Mapping[str, Any]) -> None:
+    """Put ``copy`` (per-rank shards or whole tensors) back into ``model``'s state in place."""
+    import torch
+
+    with torch.no_grad():
+        for name, tensor in model.state_dict(keep_vars=True).items():
+            _local(tensor).copy_(copy[name])
 
 
 def _unwrap(model: Any) -> Any:

@@ -5,6 +5,7 @@ one big batch) on fixed data through `trainwell.fit`, and rank 0 writes the fina
 """
 
 import argparse
+import faulthandler
 import os
 import signal
 import time
@@ -14,6 +15,7 @@ import torch
 from torch import nn
 
 import trainwell as tw
+from trainwell.distributed import process_group
 
 
 class SlowOnSignal(tw.Observer):
@@ -30,6 +32,17 @@ class SlowOnSignal(tw.Observer):
         time.sleep(0.02)  # a workload, not a wait for anything: long enough to be signalled
 
 
+def full_weights(model):
+    """The whole weights on CPU (gathered from the shards under FSDP)."""
+    if any(hasattr(p, "full_tensor") for p in model.parameters()):
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+        options = StateDictOptions(full_state_dict=True, broadcast_from_rank0=False)
+        state = get_model_state_dict(model, options=options)
+        return {k: v.detach().cpu() for k, v in state.items()}
+    return {k: v.detach().cpu() for k, v in model.state_dict().items()}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
@@ -39,6 +52,8 @@ def main():
     parser.add_argument("--run-dir", default=None)
     parser.add_argument("--resume", default=None)
     parser.add_argument("--pid-dir", default=None)
+    parser.add_argument("--strategy", default="auto")
+    parser.add_argument("--clip", type=float, default=1.0)
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -47,21 +62,31 @@ def main():
     y = (x[:, 0] + x[:, 1] > 0).long() + (x[:, 2] > 1).long()
     model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 3))
     observers = [SlowOnSignal(args.pid_dir)] if args.pid_dir else []
-    result = tw.fit(
-        model,
-        (x[:192], y[:192]),
-        (x[192:], y[192:]),
-        metrics=["accuracy"],
-        observers=observers,
-        config={
-            "run": {"quiet": True, "dir": args.run_dir, "log_every": 2},
-            "data": {"batch_size": args.batch},
-            "train": {"max_epochs": args.epochs, "accumulate_steps": args.accumulate},
-            "checkpoint": {"resume": args.resume, "min_interval_s": 0},
-            "monitor": {"restore_best": False},
-        },
-    )
-    state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    with process_group():  # the job's own: the sharded model is still usable after fit()
+        result = tw.fit(
+            model,
+            (x[:192], y[:192]),
+            (x[192:], y[192:]),
+            metrics=["accuracy"],
+            observers=observers,
+            config={
+                "run": {
+                    "quiet": True,
+                    "dir": args.run_dir,
+                    "log_every": 2,
+                    "strategy": args.strategy,
+                },
+                "data": {"batch_size": args.batch},
+                "train": {
+                    "max_epochs": args.epochs,
+                    "accumulate_steps": args.accumulate,
+                    "clip_norm": args.clip,
+                },
+                "checkpoint": {"resume": args.resume, "min_interval_s": 0},
+                "monitor": {"restore_best": False},
+            },
+        )
+        state = full_weights(model)
     rank = int(os.environ.get("RANK", "0"))
     torch.save(
         {
@@ -69,11 +94,13 @@ def main():
             "steps": result.steps,
             "history": result.history,
             "preempted": result.preempted,
+            "restarts": int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")),
         },
         f"{args.out}.rank{rank}",
     )
 
 
 if __name__ == "__main__":
+    faulthandler.register(signal.SIGUSR2)  # kill -USR2 <pid> prints where a stuck rank is
     signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     main()

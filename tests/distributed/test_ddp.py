@@ -15,48 +15,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from tests.distributed.launch import alone, env, load, torchrun, torchrun_cmd
 
-JOB = Path(__file__).with_name("ddp_job.py")
 pytestmark = pytest.mark.slow
-
-
-def _env():
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    env.pop("WORLD_SIZE", None)
-    return env
-
-
-def _torchrun_cmd(nproc):
-    return [
-        sys.executable,
-        "-m",
-        "torch.distributed.run",
-        "--standalone",
-        f"--nproc_per_node={nproc}",
-        str(JOB),
-    ]
-
-
-def torchrun(*job_args, nproc=2, timeout=180):
-    cmd = [*_torchrun_cmd(nproc), *job_args]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env())
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done
-
-
-def alone(*job_args, timeout=120):
-    done = subprocess.run(
-        [sys.executable, str(JOB), *job_args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=_env(),
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-
-
-def load(path):
-    return torch.load(path, weights_only=True)
 
 
 @pytest.mark.parametrize("accumulate", [1, 2])
@@ -88,10 +49,10 @@ def test_a_ddp_run_killed_with_sigkill_and_resumed_ends_bit_identical(tmp_path):
     torchrun("--out", f"{out}-full", "--run-dir", str(tmp_path / "full"), *args)
     run = tmp_path / "broken"
     launcher = subprocess.Popen(
-        [*_torchrun_cmd(2), "--out", f"{out}-killed", "--run-dir", str(run), *args],
+        [*torchrun_cmd(2), "--out", f"{out}-killed", "--run-dir", str(run), *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        env=_env(),
+        env=env(),
         start_new_session=True,  # its own process group: one kill reaches every rank
     )
     deadline = time.monotonic() + 120
@@ -112,7 +73,7 @@ def test_sigterm_to_one_rank_stops_every_rank_at_the_same_step_after_a_save(tmp_
     out, run, pids = str(tmp_path / "w"), tmp_path / "run", tmp_path / "pids"
     pids.mkdir()
     cmd = [
-        *_torchrun_cmd(2),
+        *torchrun_cmd(2),
         "--out",
         out,
         "--epochs",
@@ -123,7 +84,7 @@ def test_sigterm_to_one_rank_stops_every_rank_at_the_same_step_after_a_save(tmp_
         str(pids),
     ]
     launcher = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env()
     )
     deadline = time.monotonic() + 120
     while not (pids / "rank1.pid").exists():
@@ -159,7 +120,7 @@ def test_the_cli_trains_with_nproc_and_rank_0_writes_once(tmp_path):
         capture_output=True,
         text=True,
         timeout=300,
-        env=_env(),
+        env=env(),
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr[-3000:]
@@ -174,16 +135,24 @@ def test_the_cli_trains_with_nproc_and_rank_0_writes_once(tmp_path):
     assert summary["steps"] == 2 * 12  # 1,437 digits / 2 ranks / batch 64 -> 12 steps an epoch
 
 
-def test_the_documented_hand_written_ddp_loop_runs_alone_and_under_torchrun():
+def test_the_documented_hand_written_loop_runs_alone_and_under_torchrun_with_ddp_and_fsdp():
     example = Path(__file__).parents[2] / "docs" / "examples" / "ddp_loop.py"
-    cmd = [*_torchrun_cmd(2)[:-1], str(example)]
-    two = subprocess.run(cmd, capture_output=True, text=True, timeout=180, env=_env())
+    runs = {}
+    for name in ("ddp", "fsdp"):
+        cmd = [*torchrun_cmd(2, script=example), name]
+        runs[name] = subprocess.run(cmd, capture_output=True, text=True, timeout=180, env=env())
     one = subprocess.run(
-        [sys.executable, str(example)], capture_output=True, text=True, timeout=120, env=_env()
+        [sys.executable, str(example)], capture_output=True, text=True, timeout=120, env=env()
     )
-    assert two.returncode == 0 and one.returncode == 0, two.stderr[-2000:] + one.stderr[-2000:]
-    losses = [float(line.rsplit(" ", 1)[1]) for line in two.stdout.splitlines()]
-    assert len(losses) == 3 and all(0 < v < 1.2 for v in losses)  # printed once: rank 0
+    assert all(r.returncode == 0 for r in [*runs.values(), one]), [
+        r.stderr[-2000:] for r in [*runs.values(), one]
+    ]
+    losses = {
+        name: [float(line.rsplit(" ", 1)[1]) for line in r.stdout.splitlines()]
+        for name, r in runs.items()
+    }
+    assert len(losses["ddp"]) == 3 and all(0 < v < 1.2 for v in losses["ddp"])  # once: rank 0
+    assert losses["fsdp"] == pytest.approx(losses["ddp"], rel=1e-4)  # sharded: the same run
     assert len(one.stdout.splitlines()) == 3
 
 

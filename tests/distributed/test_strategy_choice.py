@@ -1,8 +1,11 @@
 """Which strategy a run gets, without launching anything."""
 
 import pytest
+import torch
+from torch import nn
 
 import trainwell as tw
+from trainwell import distributed
 from trainwell.distributed import choose_strategy
 from trainwell.errors import ConfigError
 from trainwell.strategy import SingleDevice
@@ -19,9 +22,41 @@ def test_ddp_without_torchrun_says_how_to_launch(monkeypatch):
         choose_strategy("ddp", "cpu", channels_last=False)
 
 
-def test_fsdp_is_refused_with_the_alternative():
-    with pytest.raises(ConfigError, match="run.strategy=ddp"):
+def test_fsdp_without_torchrun_says_how_to_launch(monkeypatch):
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    with pytest.raises(ConfigError, match="torchrun --nproc_per_node N"):
         choose_strategy("fsdp", "cpu", channels_last=False)
+
+
+def test_auto_under_a_launcher_shards_only_what_does_not_fit_one_device(monkeypatch):
+    """16 bytes per parameter (weights, gradients, two AdamW moments) within half the
+    device's memory: ddp; more: fsdp."""
+    model = nn.Linear(100, 10)  # 1,010 parameters: 16,160 bytes of training state
+    cpu = torch.device("cpu")
+    monkeypatch.setattr(distributed, "device_memory", lambda device: 2 * 16_160)
+    assert distributed.fits_one_device(model, cpu)
+    monkeypatch.setattr(distributed, "device_memory", lambda device: 2 * 16_160 - 1)
+    assert not distributed.fits_one_device(model, cpu)
+
+
+def test_cpu_memory_is_shared_by_the_local_ranks(monkeypatch):
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "1")
+    alone = distributed.device_memory(torch.device("cpu"))
+    monkeypatch.setenv("LOCAL_WORLD_SIZE", "4")
+    assert distributed.device_memory(torch.device("cpu")) == pytest.approx(alone / 4)
+
+
+def test_a_restarted_worker_resumes_from_the_newest_checkpoint(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    monkeypatch.delenv("TORCHELASTIC_RESTART_COUNT", raising=False)
+    assert distributed.elastic_resume(None, str(run)) is None  # first start: as asked
+    monkeypatch.setenv("TORCHELASTIC_RESTART_COUNT", "1")
+    assert distributed.elastic_resume(None, str(run)) is None  # restarted, nothing saved yet
+    (run / "checkpoints" / "step-00000006.pt").write_bytes(b"x")
+    assert distributed.elastic_resume(None, str(run)) == "auto"
+    assert distributed.elastic_resume("some.pt", str(run)) == "some.pt"  # an explicit choice
+    assert distributed.elastic_resume(None, None) is None  # no run directory: nothing to find
 
 
 def test_strategy_is_a_config_key_with_its_choices():

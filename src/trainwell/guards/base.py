@@ -357,8 +357,17 @@ def first_tensor(value: Any, depth: int = 0) -> torch.Tensor | None:
     return None
 
 
+def local_shard(tensor: torch.Tensor) -> torch.Tensor:
+    """This rank's shard of a sharded (FSDP2 DTensor) tensor, the tensor itself otherwise:
+    guards check what their rank holds, with no collective (ranks read at different moments
+    only if a guard's branch differs, and a collective there would hang)."""
+    return tensor.to_local() if hasattr(tensor, "device_mesh") else tensor
+
+
 def tensor_norms(grads: list[torch.Tensor]) -> torch.Tensor:
-    """Each tensor's 2-norm, stacked (one foreach kernel where the tensors allow)."""
+    """Each tensor's 2-norm (of this rank's shard where sharded), stacked (one foreach kernel
+    where the tensors allow)."""
+    grads = [local_shard(g) for g in grads]
     try:
         norms = torch._foreach_norm(grads)
         return torch.stack(norms) if len({n.dtype for n in norms}) == 1 else _as_float(norms)

@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from trainwell.guards.base import Context, ForwardRecord, Guard
+from trainwell.guards.base import Context, ForwardRecord, Guard, local_shard
 from trainwell.guards.hooks import Hook
 
 _PENDING = 8  # judgements waiting for the read, at most
@@ -310,7 +310,7 @@ class ZeroGradGuard(Guard):
     def _zero_flag(self) -> torch.Tensor | None:
         """Device flag: every sampled gradient is all zeros (no host read until reported)."""
         params = self.ctx.params
-        grads = [g for i in self.ctx.sample if (g := params[i].grad) is not None]
+        grads = [local_shard(g) for i in self.ctx.sample if (g := params[i].grad) is not None]
         if not grads:
             return None
         device = grads[0].device
