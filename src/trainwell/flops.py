@@ -456,12 +456,13 @@ class StepFlops:
         overhead, self.overhead_s = self.overhead_s, 0.0
         return overhead
 
-    def rates(self, steps: int, elapsed_s: float) -> dict[str, float]:
-        """``tflops`` and ``mfu`` over ``steps`` optimizer steps (empty before counting)."""
+    def rates(self, steps: int, elapsed_s: float, ranks: int = 1) -> dict[str, float]:
+        """``tflops`` (all ``ranks`` together, each counted like this one) and ``mfu`` (per
+        device) over ``steps`` optimizer steps (empty before counting)."""
         if not self.per_step or elapsed_s <= 0:
             return {}
         achieved = self.per_step * steps / elapsed_s
-        rates = {"tflops": achieved / 1e12}
+        rates = {"tflops": achieved * ranks / 1e12}
         if self.peak:
             rates["mfu"] = achieved / self.peak[0]
         return rates

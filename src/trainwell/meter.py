@@ -160,7 +160,7 @@ class Meter:
             ),
             "data_wait": (self.wait_s - self.interval_wait_s) / elapsed,
             "interval_s": elapsed,  # training seconds since the last log
-            **(self.flops.rates(windows, elapsed) if self.flops is not None else {}),
+            **(self.flops.rates(windows, elapsed, ranks) if self.flops is not None else {}),
         }
         self.run_seconds += elapsed
         self.run_windows += windows
@@ -182,12 +182,14 @@ class Meter:
         seconds = self.run_seconds + pending
         if seconds <= 0 or self.run_windows + self.interval_windows == 0:
             return {}
+        ranks = self.world.world_size if self.world is not None else 1  # summed over ranks
         samples = self.run_samples + self.interval_samples
-        rates: dict[str, Any] = {"samples_per_s": samples / seconds}
+        rates: dict[str, Any] = {"samples_per_s": samples * ranks / seconds}
         if self.counts_tokens:
-            rates["tokens_per_s"] = (self.run_tokens + self.interval_tokens) / seconds
+            rates["tokens_per_s"] = (self.run_tokens + self.interval_tokens) * ranks / seconds
         if self.flops is not None:
-            rates.update(self.flops.rates(self.run_windows + self.interval_windows, seconds))
+            steps = self.run_windows + self.interval_windows
+            rates.update(self.flops.rates(steps, seconds, ranks))
             if self.flops.per_step:
                 rates["flops_per_step"] = self.flops.per_step
             if self.flops.peak:

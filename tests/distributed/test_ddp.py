@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from tests.distributed.launch import alone, env, load, torchrun, torchrun_cmd
+from tests.distributed.launch import JOB, alone, env, load, torchrun, torchrun_cmd
 
 pytestmark = pytest.mark.slow
 
@@ -164,3 +164,47 @@ def test_resuming_with_another_world_size_says_what_carries_over(tmp_path):
     )
     assert "saved by 1 process(es), with 2" in done.stderr
     assert "steps of the new layout" in done.stderr
+
+
+def test_two_nodes_on_localhost_through_the_c10d_rendezvous_train_as_one_world(tmp_path):
+    """``torchrun --nnodes 2 --rdzv-backend c10d``: two launchers (two "machines") of one
+    process each meet at one endpoint and train as a world of 2."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = str(tmp_path / "w")
+    nodes = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "torch.distributed.run",
+                "--nnodes=2",
+                "--nproc_per_node=1",
+                "--rdzv-backend=c10d",
+                f"--rdzv-endpoint=127.0.0.1:{port}",
+                "--rdzv-id=twonodes",
+                str(JOB),
+                "--out",
+                f"{out}-nodes",
+                "--batch",
+                "16",
+            ],  # fmt: skip
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env(),
+        )
+        for _ in range(2)
+    ]
+    errors = [node.communicate(timeout=180)[1] for node in nodes]
+    assert [node.returncode for node in nodes] == [0, 0], [e[-2000:] for e in errors]
+    alone("--out", f"{out}-one", "--batch", "32")
+    ranks = [load(f"{out}-nodes.rank{r}") for r in (0, 1)]
+    one = load(f"{out}-one.rank0")
+    assert ranks[0]["steps"] == ranks[1]["steps"] == one["steps"]
+    for name, weight in one["state"].items():
+        torch.testing.assert_close(ranks[0]["state"][name], weight, rtol=1e-4, atol=1e-5)
+        assert torch.equal(ranks[1]["state"][name], ranks[0]["state"][name])

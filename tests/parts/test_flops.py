@@ -346,3 +346,33 @@ def test_training_throughput_leaves_out_the_time_between_epochs(monkeypatch):
     m.interval_windows = m.interval_samples = 3
     logged = m.read_interval(torch.tensor(0.0), lr=0.1)
     assert logged["samples_per_s"] == pytest.approx(1.0)  # 3 samples in 3 s of training
+
+
+def test_rates_with_several_ranks_are_totals_and_mfu_stays_per_device(monkeypatch):
+    """Every rank counts its own samples, tokens and FLOPs: the run's samples/s, tokens/s and
+    TFLOP/s are the totals over ranks (in the logs and in the summary alike), while MFU is
+    achieved over peak of one device, whatever the number of devices."""
+    from trainwell import meter as meter_module
+
+    class TwoRanks:
+        world_size = 2
+
+        def mean(self, values):  # both ranks saw the same numbers
+            return values
+
+    clock = [100.0]
+    monkeypatch.setattr(meter_module.time, "perf_counter", lambda: clock[0])
+    flops = meter_module.StepFlops(torch.device("cpu"), torch.float32)
+    flops.per_step, flops.peak = 4e12, (2e12, "a test peak")
+    m = meter_module.Meter(torch.device("cpu"), flops, world=TwoRanks())
+    for _ in m.timed([1, 2]):
+        clock[0] += 1.0
+    m.interval_windows, m.interval_samples = 2, 64
+    logged = m.read_interval(torch.tensor(0.0), lr=0.1)
+    assert logged["samples_per_s"] == pytest.approx(2 * 64 / 2)
+    assert logged["tflops"] == pytest.approx(2 * 4 * 2 / 2)  # 4 TFLOP a step, 2 steps, 2 ranks
+    assert logged["mfu"] == pytest.approx((4e12 * 2 / 2) / 2e12)
+    run = m.run_rates()
+    assert run["samples_per_s"] == pytest.approx(logged["samples_per_s"])
+    assert run["tflops"] == pytest.approx(logged["tflops"])
+    assert run["mfu"] == pytest.approx(logged["mfu"])
