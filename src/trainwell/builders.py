@@ -88,6 +88,7 @@ def build_strategy(
         precision=cfg.train.precision,
         fsdp_blocks=cfg.run.fsdp_blocks,
         reshard_after_forward=cfg.run.fsdp_reshard_after_forward,
+        sharded_checkpoints=cfg.checkpoint.sharded,
     )
     trainee = strategy.prepare(model)
     if strategy.world_size > 1:
@@ -390,6 +391,16 @@ def _prefixed(prefix: str, values: Mapping[str, Any]) -> dict[str, Any]:
     return {f"{prefix}{k}": v for k, v in values.items()}
 
 
+def with_shards_at(state: dict[str, Any], directory: Path) -> dict[str, Any]:
+    """``state`` with each sharded part's marker naming its shard directory in full."""
+    from trainwell.sharded import MARKER, is_marker
+
+    return {
+        name: {MARKER: str(directory / value[MARKER])} if is_marker(value) else value
+        for name, value in state.items()
+    }
+
+
 def load_resume_state(cfg: Config, strategy: Strategy, resume: str | None = None) -> dict[str, Any]:
     """The saved state to resume from: ``resume`` (default ``checkpoint.resume``), a file, a
     run directory or ``auto``; warns what a changed config or world size means."""
@@ -413,7 +424,7 @@ def load_resume_state(cfg: Config, strategy: Strategy, resume: str | None = None
             "are counted in steps of the new layout (a larger world has fewer steps per "
             "epoch); the run does not match one that never stopped"
         )
-    return payload["state"]
+    return with_shards_at(payload["state"], path.parent)
 
 
 #: Keys that change how a run is shown or stored, not what it computes (as do checkpoint.*).

@@ -37,6 +37,7 @@ import math
 import os
 import pickle
 import re
+import shutil
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -58,6 +59,7 @@ from trainwell.atomic import (
 )
 from trainwell.errors import CheckpointError, WriteFailedError
 from trainwell.monitor import Monitor
+from trainwell.sharded import is_marker, load_shards, remove_shards, verify_shards
 from trainwell.state import Stateful
 from trainwell.userframe import warn_at_user
 
@@ -191,6 +193,7 @@ def verify(path: Path) -> dict[str, Any]:
         if digest is None:
             digest = _sha256_of(path)
         if digest == manifest.get("sha256"):
+            verify_shards(path, manifest)  # a sharded checkpoint: every rank's files too
             _remember_verified(path, before, manifest)
             return manifest
         problem = problem or f"{path} does not match the checksum in its manifest (corrupt)"
@@ -379,6 +382,7 @@ def restore(parts: Mapping[str, Stateful | None], state: Mapping[str, Any]) -> N
     """Load each part's saved state; a part the checkpoint lacks is an error, not a silent skip."""
     from trainwell.weights import load_weights, unwrap_model  # weights imports this module
 
+    sharded: dict[str, Any] = {}
     for name, part in parts.items():
         if part is None:
             continue
@@ -387,10 +391,14 @@ def restore(parts: Mapping[str, Stateful | None], state: Mapping[str, Any]) -> N
                 f"the checkpoint has no state for {name!r} (it holds {sorted(state)}); it was "
                 "saved by a run with a different setup"
             )
-        if isinstance(part, nn.Module):
+        if is_marker(state[name]):  # in the checkpoint's shard directory: loaded together
+            sharded[name] = part
+        elif isinstance(part, nn.Module):
             load_weights(unwrap_model(part), state[name], strict=True)
         else:
             part.load_state_dict(state[name])
+    if sharded:
+        load_shards(Path(state[next(iter(sharded))]["sharded"]), sharded)
 
 
 def _snapshot(value: Any) -> Any:
@@ -630,8 +638,7 @@ class Checkpointer:
             write_json_atomic(sidecar, record.path.with_suffix(".json"))
         except WriteFailedError:
             # Without its manifest the new file can never be used; it only takes space.
-            record.path.unlink(missing_ok=True)
-            record.path.with_suffix(".json").unlink(missing_ok=True)
+            _remove_checkpoint(record.path)
             raise
         link_atomic(record.path, self.directory / LAST)
         self._update_best(record)
@@ -653,8 +660,7 @@ class Checkpointer:
         from (it restarted from an older checkpoint), and must never be resumed from again."""
         for path in list_checkpoints(self.directory):
             if _step_of(path) > step:
-                path.unlink(missing_ok=True)
-                path.with_suffix(".json").unlink(missing_ok=True)
+                _remove_checkpoint(path)
 
     def _update_best(self, record: SaveRecord) -> None:
         ranked = self._ranked_by_metric()
@@ -686,8 +692,7 @@ class Checkpointer:
         keep.update(path for _, path in self._ranked_by_metric()[: self.keep_best])
         for path in newest:
             if path not in keep:
-                path.unlink(missing_ok=True)
-                path.with_suffix(".json").unlink(missing_ok=True)
+                _remove_checkpoint(path)
 
     def wait(self) -> None:
         """Block until the save in flight (if any) is on disk; re-raise its error."""
@@ -709,6 +714,14 @@ class Checkpointer:
         self.close()
 
 
+def _remove_checkpoint(path: Path) -> None:
+    """Delete a step's checkpoint: its manifest first (so it is never half-valid), the file,
+    and its shard directory (a sharded checkpoint)."""
+    path.with_suffix(".json").unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
+    remove_shards(path)
+
+
 def _step_of(path: Path) -> int:
     return int(path.stem[len(PREFIX) :])
 
@@ -717,3 +730,5 @@ def _remove_stale_temp_files(directory: Path) -> None:
     # Leftovers of a run killed mid-write: never loadable, safe to drop.
     for tmp in directory.glob(".*.tmp-*"):
         tmp.unlink(missing_ok=True)
+    for staging in directory.glob(".*.dcp.tmp"):  # a sharded save that never finished
+        shutil.rmtree(staging, ignore_errors=True)

@@ -299,6 +299,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from trainwell.checkpoint import load_checkpoint
     from trainwell.config import load_config
     from trainwell.loop import evaluate
+    from trainwell.sharded import MARKER, consolidated_model, is_marker
     from trainwell.weights import load_weights
 
     run_dir = Path(args.run_dir)
@@ -317,7 +318,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"{chosen} holds no model weights (its state has {sorted(payload['state'])})"
         )
     job = _build(build, config, recipe_name)
-    load_weights(job.model, payload["state"]["model"])
+    weights = payload["state"]["model"]
+    if is_marker(weights):  # a sharded (FSDP) checkpoint: its shards gathered
+        weights = consolidated_model(chosen.parent / weights[MARKER])
+    load_weights(job.model, weights)
     if job.val_data is None:
         raise UserError(f"recipe {recipe_name!r} has no validation data to evaluate on")
     metrics = evaluate(

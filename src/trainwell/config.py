@@ -205,6 +205,12 @@ class CheckpointConfig:
     keep_last: int = option(2, "newest checkpoints to keep")
     keep_best: int = option(1, "best checkpoints (by monitor.metric) to keep besides the newest")
     async_save: bool = option(False, "copy state to CPU and write it in a background thread")
+    sharded: bool | Literal["auto"] = option(
+        "auto",
+        "fsdp: every rank writes its own shards (torch.distributed.checkpoint) beside the "
+        "step file; false: rank 0 writes the gathered full state as one file; auto: on "
+        "under fsdp",
+    )
     min_interval_s: float | None = option(
         None,
         "seconds between cadence/best saves at least; null: 20x the last save's time "

@@ -23,7 +23,9 @@ where one process and many differ, and never ask which they have.
 * **Stops.** `agree` is an all-reduce of one flag per step: a signal, early stopping or a
   guard on any rank stops every rank at the same step, after the same save.
 * **Output.** Rank 0 prints, logs and writes checkpoints (the unwrapped model's state: the
-  same keys as a single-process run, so resume and export work with any world size).
+  same keys as a single-process run, so resume and export work with any world size). Every
+  rank takes part in each save (`AgreedCheckpoints`): its RNG streams are gathered into the
+  checkpoint (`RanksRNG`), so a resumed run with dropout continues every rank's stream.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import torch.distributed as dist
 from torch import nn
 
 from trainwell.device import choose_device
-from trainwell.errors import ConfigError
+from trainwell.errors import CheckpointError, ConfigError
 from trainwell.strategy import SingleDevice
 
 
@@ -150,12 +152,17 @@ def restart_count() -> int:
 def elastic_resume(resume: str | None, run_dir: str | None) -> str | None:
     """What to resume from: ``checkpoint.resume`` as set, or, in a worker torchrun restarted
     after a failure, ``"auto"`` (the newest good checkpoint) when the run directory has one:
-    the restarted command is the original one, which did not ask to resume."""
+    the restarted command is the original one, which did not ask to resume. (A failure in
+    the middle of the first save leaves no good checkpoint: the restart starts afresh.)"""
     if resume or run_dir is None or restart_count() == 0:
         return resume
-    from trainwell.checkpoint import list_checkpoints
+    from trainwell.checkpoint import newest_good_checkpoint
 
-    return "auto" if list_checkpoints(Path(run_dir) / "checkpoints") else None
+    try:
+        newest_good_checkpoint(Path(run_dir) / "checkpoints")
+    except CheckpointError:
+        return None
+    return "auto"
 
 
 def broadcast_object(value: Any) -> Any:
@@ -171,6 +178,9 @@ class DDP(SingleDevice):
     """Data parallel over the default process group (see the module docstring). What one
     process does the same way (moving batches, backward, clipping, optimizer state) it
     inherits from `SingleDevice`."""
+
+    #: A save gathers every rank's RNG streams: every rank takes part in every save.
+    collective_state = True
 
     def __init__(
         self,
@@ -227,6 +237,11 @@ class DDP(SingleDevice):
         dist.all_reduce(vote, op=dist.ReduceOp.MAX)
         return bool(vote.item())
 
+    def checkpoint_parts(self, parts: dict[str, Any], model: nn.Module) -> dict[str, Any]:
+        """``parts`` with the RNG streams of every rank (gathered at each save: every rank
+        takes part, so saves are agreed collectives, `AgreedCheckpoints`)."""
+        return {name: RanksRNG(part) if name == "rng" else part for name, part in parts.items()}
+
     def main_says(self, flag: bool) -> bool:
         """Rank 0's ``flag`` on every rank (one all-reduce): a decision only rank 0 can take,
         such as a save on a timed cadence."""
@@ -244,6 +259,28 @@ class DDP(SingleDevice):
         if self._started_group:
             end_process_group(clean=clean)
             self._started_group = False
+
+
+class RanksRNG:
+    """The RNG streams of every rank as one checkpoint entry: rank 0's own (what a single
+    process resumes with) plus ``per_rank``, each rank's, gathered at save time. On load each
+    rank takes its own stream when the world size is the one saved, else rank 0's."""
+
+    def __init__(self, streams: Any) -> None:
+        self.streams = streams  # this process's `RNGState`
+
+    def state_dict(self) -> dict[str, Any]:
+        own = self.streams.state_dict()
+        gathered: list[Any] = [None] * dist.get_world_size()
+        dist.all_gather_object(gathered, own)
+        return {**gathered[0], "per_rank": gathered}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        per_rank = state.get("per_rank") or []
+        if len(per_rank) == dist.get_world_size():
+            self.streams.load_state_dict(per_rank[dist.get_rank()])
+        else:  # another world size (resume warns): rank 0's streams
+            self.streams.load_state_dict({k: v for k, v in state.items() if k != "per_rank"})
 
 
 class AgreedCheckpoints:
@@ -274,6 +311,10 @@ class AgreedCheckpoints:
         return self.strategy.main_says(self.writer.due_after_epoch(epoch, last, best=best))
 
     def save(self, parts: Any, counters: Any, **kwargs: Any) -> Any:
+        if getattr(self.strategy, "sharded_checkpoints", False):
+            parts, kwargs = self._save_shards(parts, counters, kwargs)
+            if parts is None:
+                return None
         if self.strategy.is_main:
             return self.writer.save(parts, counters, **kwargs)
         from trainwell.checkpoint import state_of
@@ -282,12 +323,42 @@ class AgreedCheckpoints:
         return None
 
     def hold(self, parts: Any, counters: Any, **kwargs: Any) -> None:
-        if self.strategy.is_main:
+        if getattr(self.strategy, "sharded_checkpoints", False):
+            self.save(parts, counters, **kwargs)  # shards cannot wait in memory: saved now
+        elif self.strategy.is_main:
             self.writer.hold(parts, counters, **kwargs)
         else:
             from trainwell.checkpoint import state_of
 
             state_of(parts)
+
+    def _save_shards(
+        self, parts: dict[str, Any], counters: Any, kwargs: dict[str, Any]
+    ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+        """Every rank writes its shards of the model and optimizers; returns the other parts
+        with markers in their place and the manifest entry (None: not saved, NaN weights)."""
+        from trainwell.fsdp import is_model_or_optimizer
+        from trainwell.sharded import Marker, save_shards, shards_of, weights_finite
+        from trainwell.userframe import warn_at_user
+
+        model = parts["model"]
+        if not weights_finite(model, self.strategy):
+            if self.strategy.is_main:
+                warn_at_user(
+                    f"not saving step {counters.step}: the model's weights hold NaN/Inf; "
+                    "keeping the last good checkpoint"
+                )
+            return None, kwargs
+        if self.strategy.is_main:
+            self.writer.wait()  # an earlier save in flight finishes first
+        path = self.writer.path_for(counters.step) if self.strategy.is_main else Path("x.pt")
+        path = Path(broadcast_object(str(path)))
+        shard_parts = {n: p for n, p in parts.items() if is_model_or_optimizer(p, model)}
+        optimizers = {n: p for n, p in shard_parts.items() if p is not model}
+        entry = save_shards(path, model, optimizers, self.strategy)
+        marker = Marker(shards_of(path).name)
+        rest = {n: marker if n in shard_parts else p for n, p in parts.items()}
+        return rest, {**kwargs, "shards": entry}
 
     def __enter__(self) -> AgreedCheckpoints:
         self.writer.__enter__()
@@ -311,6 +382,7 @@ def choose_strategy(
     precision: str = "fp32",
     fsdp_blocks: str = "auto",
     reshard_after_forward: bool = True,
+    sharded_checkpoints: bool | str = "auto",
 ) -> Any:
     """``run.strategy``: single (one process), ddp, fsdp, or auto: single in one process;
     launched as several, ddp when the model's training state fits one device
@@ -326,6 +398,7 @@ def choose_strategy(
             blocks=fsdp_blocks,
             reshard_after_forward=reshard_after_forward,
             precision=precision,
+            sharded_checkpoints=sharded_checkpoints in (True, "auto"),
             channels_last=channels_last,
         )
     if name == "ddp":

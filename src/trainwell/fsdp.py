@@ -17,12 +17,13 @@ stop votes) `FSDP` inherits from `trainwell.distributed.DDP`.
   window (``set_requires_gradient_sync``).
 * **Clipping.** `trainwell.Clipping` computes each gradient's norm over its shards (local
   norms, one all-reduce): the same global norm as one process, on every rank.
-* **Checkpoints.** Full state dicts (``get_model_state_dict``/``get_optimizer_state_dict``
-  with ``full_state_dict=True``): every rank takes part in gathering, rank 0 writes the same
-  file a single process writes (same keys; the optimizer state in torch's own indexed
-  form), so a checkpoint resumes on any number of ranks, one included, and ``trainwell
-  export`` reads it as is. Loading gives every rank the whole file and each keeps its shard.
-  The cost: rank 0 holds the full state in CPU memory while it writes.
+* **Checkpoints.** Sharded by default (``checkpoint.sharded``): every rank writes its own
+  shards with ``torch.distributed.checkpoint`` (`trainwell.sharded`), resharded on load to
+  any number of ranks or one plain process. With ``checkpoint.sharded=false``, full state
+  dicts (``get_model_state_dict``/``get_optimizer_state_dict`` with ``full_state_dict=True``):
+  every rank takes part in gathering, rank 0 writes the same file a single process writes
+  (same keys; the optimizer state in torch's own indexed form); loading gives every rank the
+  whole file and each keeps its shard. The cost: rank 0 holds the full state in CPU memory.
 """
 
 from __future__ import annotations
@@ -43,9 +44,6 @@ _MIXED_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 class FSDP(DDP):
     """FSDP2 over the default process group (see the module docstring)."""
 
-    #: Saving gathers state from every rank: every rank must save at the same moments.
-    collective_state = True
-
     def __init__(
         self,
         device: str | torch.device | None = None,
@@ -53,9 +51,11 @@ class FSDP(DDP):
         blocks: str = "auto",
         reshard_after_forward: bool = True,
         precision: str = "fp32",
+        sharded_checkpoints: bool = True,
         channels_last: bool = False,
     ) -> None:
         super().__init__(device, channels_last=channels_last)
+        self.sharded_checkpoints = sharded_checkpoints  # checkpoint.sharded
         self.blocks = blocks
         self.reshard_after_forward = reshard_after_forward
         self.precision = precision
@@ -121,15 +121,20 @@ class FSDP(DDP):
         set_optimizer_state_dict(model, optimizer, named, options=_full())
 
     def checkpoint_parts(self, parts: Mapping[str, Any], model: nn.Module) -> dict[str, Any]:
-        """``parts`` with the model and its optimizers replaced by stand-ins whose
-        ``state_dict``/``load_state_dict`` gather and shard full states (collectives)."""
+        """``parts`` with every rank's RNG streams; with full-state checkpoints
+        (``checkpoint.sharded=false``) the model and its optimizers replaced by stand-ins whose
+        ``state_dict``/``load_state_dict`` gather and shard full states (collectives). Sharded
+        checkpoints save those parts as shards (`trainwell.sharded`, `AgreedCheckpoints`)."""
+        parts = super().checkpoint_parts(dict(parts), model)  # every rank's RNG streams
+        if self.sharded_checkpoints:
+            return parts
         return {
-            name: _FullState(self, model, part) if _is_model_or_optimizer(part, model) else part
+            name: _FullState(self, model, part) if is_model_or_optimizer(part, model) else part
             for name, part in parts.items()
         }
 
 
-def _is_model_or_optimizer(part: Any, model: nn.Module) -> bool:
+def is_model_or_optimizer(part: Any, model: nn.Module) -> bool:
     return part is model or isinstance(part, torch.optim.Optimizer)
 
 

@@ -223,7 +223,10 @@ def fit(
     counters, history = Counters(), History()
     checkpointer = build_checkpointer(cfg, strategy)
     best_weights = BestWeights(
-        model, checkpointer, enabled=cfg.monitor.restore_best, sharded=strategy.collective_state
+        model,
+        checkpointer,
+        enabled=cfg.monitor.restore_best,
+        local_copies=strategy.collective_state,
     )
     guards = for_fit_step(
         model,

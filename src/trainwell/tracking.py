@@ -101,13 +101,13 @@ class BestWeights:
     """
 
     def __init__(
-        self, model: Any, checkpointer: Any, *, enabled: bool = True, sharded: bool = False
+        self, model: Any, checkpointer: Any, *, enabled: bool = True, local_copies: bool = False
     ) -> None:
         self.model, self.enabled = model, enabled
         self.keeps_best = getattr(checkpointer, "keep_best", 0) >= 1
-        # Sharded weights (FSDP): each rank copies its own shard, as reading the best
-        # checkpoint back would take every rank (a collective) at the end of fit().
-        self.copies = not self.keeps_best or sharded
+        # Several ranks (DDP, FSDP): each copies its own weights (its shard under FSDP), as
+        # reading the best checkpoint back would take every rank (a collective) at the end.
+        self.copies = not self.keeps_best or local_copies
         self.copy: dict[str, Any] | None = None
 
     def save_due(self, record: Mapping[str, Any]) -> bool:

@@ -32,6 +32,7 @@ from trainwell.checkpoint import (
     verify_if_manifest,
 )
 from trainwell.errors import CheckpointError, ShapeError, WriteFailedError
+from trainwell.sharded import MARKER, consolidated_model, is_marker
 
 # --------------------------------------------------------------------------- wrappers
 
@@ -107,7 +108,10 @@ def read_weights(
             ) from None
     payload = safe_torch_load(path, map_location, trusted=trusted)
     if isinstance(payload, dict) and "state" in payload and "model" in payload["state"]:
-        return payload["state"]["model"]
+        model = payload["state"]["model"]
+        if is_marker(model):  # a sharded checkpoint: its shards gathered into whole tensors
+            return consolidated_model(path.parent / model[MARKER])
+        return model
     if isinstance(payload, dict):
         return payload
     raise CheckpointError(f"{path} holds a {type(payload).__name__}, not a state dict")

@@ -1,7 +1,7 @@
 """A job for the distributed tests: run alone (python ddp_job.py ...) or under torchrun.
 
-It trains a small MLP (no dropout, no BatchNorm: the per-rank batches then add up exactly to
-one big batch) on fixed data through `trainwell.fit`, and rank 0 writes the final weights.
+It trains a small MLP (no BatchNorm, and no dropout unless asked: the per-rank batches then
+add up exactly to one big batch) on fixed data through `trainwell.fit`, and rank 0 writes the final weights.
 """
 
 import argparse
@@ -54,13 +54,15 @@ def main():
     parser.add_argument("--pid-dir", default=None)
     parser.add_argument("--strategy", default="auto")
     parser.add_argument("--clip", type=float, default=1.0)
+    parser.add_argument("--dropout", type=float, default=0.0)
+    parser.add_argument("--sharded", choices=["auto", "true", "false"], default="auto")
     args = parser.parse_args()
 
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(1)
     x = torch.randn(256, 8, generator=g)
     y = (x[:, 0] + x[:, 1] > 0).long() + (x[:, 2] > 1).long()
-    model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Linear(32, 3))
+    model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Dropout(args.dropout), nn.Linear(32, 3))
     observers = [SlowOnSignal(args.pid_dir)] if args.pid_dir else []
     with process_group():  # the job's own: the sharded model is still usable after fit()
         result = tw.fit(
@@ -82,7 +84,11 @@ def main():
                     "accumulate_steps": args.accumulate,
                     "clip_norm": args.clip,
                 },
-                "checkpoint": {"resume": args.resume, "min_interval_s": 0},
+                "checkpoint": {
+                    "resume": args.resume,
+                    "min_interval_s": 0,
+                    "sharded": {"true": True, "false": False}.get(args.sharded, "auto"),
+                },
                 "monitor": {"restore_best": False},
             },
         )

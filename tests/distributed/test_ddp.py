@@ -42,10 +42,11 @@ def test_two_ranks_with_batch_b_equal_one_process_with_batch_2b(tmp_path, accumu
     assert untimed[0] == untimed[1]
 
 
-def test_a_ddp_run_killed_with_sigkill_and_resumed_ends_bit_identical(tmp_path):
+def test_a_ddp_run_with_dropout_killed_with_sigkill_and_resumed_ends_bit_identical(tmp_path):
+    """Every rank's RNG streams are in the checkpoint: each rank's dropout masks continue."""
     out, pids = str(tmp_path / "w"), tmp_path / "pids"
     pids.mkdir()
-    args = ["--epochs", "8", "--pid-dir", str(pids)]
+    args = ["--epochs", "8", "--pid-dir", str(pids), "--dropout", "0.2"]
     torchrun("--out", f"{out}-full", "--run-dir", str(tmp_path / "full"), *args)
     run = tmp_path / "broken"
     launcher = subprocess.Popen(
@@ -53,20 +54,33 @@ def test_a_ddp_run_killed_with_sigkill_and_resumed_ends_bit_identical(tmp_path):
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=env(),
-        start_new_session=True,  # its own process group: one kill reaches every rank
     )
     deadline = time.monotonic() + 120
-    while not list((run / "checkpoints").glob("step-*.pt")):
+    while not list((run / "checkpoints").glob("step-*.json")):  # a whole checkpoint
         assert launcher.poll() is None and time.monotonic() < deadline
         time.sleep(0.05)
-    os.killpg(launcher.pid, signal.SIGKILL)
+    # torchrun starts each worker in a session of its own: kill the workers themselves
+    workers = [int((pids / f"rank{r}.pid").read_text()) for r in (0, 1)]
+    for pid in [*workers, launcher.pid]:
+        os.kill(pid, signal.SIGKILL)
     launcher.wait(timeout=30)
+    for pid in workers:
+        while Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid):
+            time.sleep(0.01)
     assert not Path(f"{out}-killed.rank0").exists()  # it really died mid-run
+    assert max(p.name for p in (run / "checkpoints").glob("step-*.pt")) < "step-00000048.pt"
     torchrun("--out", f"{out}-resumed", "--run-dir", str(run), "--resume", "auto", *args)
     full, resumed = load(f"{out}-full.rank0"), load(f"{out}-resumed.rank0")
     assert resumed["steps"] == full["steps"] == 8 * 192 // 32
     for name, weight in full["state"].items():
         assert torch.equal(resumed["state"][name], weight), name
+
+
+def _state(pid):
+    try:
+        return Path(f"/proc/{pid}/status").read_text().split("State:")[1].split("\n")[0]
+    except (FileNotFoundError, IndexError):
+        return "zombie (gone)"
 
 
 def test_sigterm_to_one_rank_stops_every_rank_at_the_same_step_after_a_save(tmp_path):

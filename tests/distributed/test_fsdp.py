@@ -10,11 +10,15 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
 import torch
 from tests.distributed.launch import alone, env, load, torchrun, torchrun_cmd
+
+import trainwell as tw
+from trainwell.weights import read_weights
 
 pytestmark = pytest.mark.slow
 
@@ -47,29 +51,61 @@ def test_two_sharded_ranks_with_batch_b_equal_one_process_with_batch_2b(tmp_path
     assert min(whole) > 0.05  # so clipping changed every update
 
 
-def test_a_sharded_checkpoint_resumes_on_two_ranks_exactly_and_on_one(tmp_path):
+@pytest.mark.parametrize("sharded", ["true", "false"])
+def test_an_fsdp_checkpoint_resumes_on_two_ranks_exactly_and_on_one(tmp_path, sharded):
+    """Sharded (every rank writes its shards) or full (rank 0 writes the gathered state):
+    either resumes bit-identically on two ranks and, resharded, on one plain process."""
     out, run = str(tmp_path / "w"), tmp_path / "run"
-    torchrun("--out", f"{out}-full", "--strategy", "fsdp", "--run-dir", str(run))
-    saved = sorted((run / "checkpoints").glob("step-*.pt"))
+    fsdp = ["--strategy", "fsdp", "--sharded", sharded]
+    torchrun("--out", f"{out}-full", "--run-dir", str(run), *fsdp)
+    checkpoints = run / "checkpoints"
+    saved = sorted(checkpoints.glob("step-*.pt"))
     assert [p.name for p in saved] == ["step-00000012.pt", "step-00000018.pt"]
-    # rank 0 wrote the single-process format: same model keys, an indexed optimizer state
     state = load(saved[0])["state"]
     full = load(f"{out}-full.rank0")["state"]
-    assert set(state["model"]) == set(full)
-    assert sorted(state["optimizer"]["state"]) == list(range(len(full)))
+    if sharded == "true":  # markers in the step file, each rank's shards beside it
+        assert state["model"] == state["optimizer"] == {"sharded": "step-00000012.dcp"}
+        shards = sorted(p.name for p in (checkpoints / "step-00000012.dcp").iterdir())
+        assert shards == [".metadata", "__0_0.distcp", "__1_0.distcp"]
+        assert sorted(p.name for p in checkpoints.glob("*.dcp")) == [  # retention took step 6
+            "step-00000012.dcp",
+            "step-00000018.dcp",
+        ]
+    else:  # the single-process format: same model keys, an indexed optimizer state
+        assert set(state["model"]) == set(full)
+        assert sorted(state["optimizer"]["state"]) == list(range(len(full)))
     middle = saved[0]
     for copy, launch in (("two", torchrun), ("one", alone)):
         run_copy = tmp_path / copy
         subprocess.run(["cp", "-r", str(run), str(run_copy)], check=True)
         resume = str(run_copy / "checkpoints" / middle.name)
-        strategy = "fsdp" if copy == "two" else "single"
+        strategy = ["--strategy", "fsdp"] if copy == "two" else ["--strategy", "single"]
         batch = "16" if copy == "two" else "32"
-        launch("--out", f"{out}-{copy}", "--strategy", strategy, "--batch", batch,
+        launch("--out", f"{out}-{copy}", *strategy, "--sharded", sharded, "--batch", batch,
                "--run-dir", str(run_copy), "--resume", resume)  # fmt: skip
     two, one = load(f"{out}-two.rank0")["state"], load(f"{out}-one.rank0")["state"]
     for name, weight in full.items():
         assert torch.equal(two[name], weight), name  # same world size: bit-identical
         torch.testing.assert_close(one[name], weight, rtol=1e-5, atol=1e-6)
+    # export/eval read the sharded checkpoint's whole weights
+    for name, weight in read_weights(checkpoints / "last.pt").items():
+        assert torch.equal(weight, full[name]), name
+
+
+def test_a_damaged_shard_makes_resume_fall_back_to_the_previous_good_checkpoint(tmp_path):
+    out, run = str(tmp_path / "w"), tmp_path / "run"
+    torchrun("--out", f"{out}-a", "--run-dir", str(run), "--strategy", "fsdp")
+    newest = run / "checkpoints" / "step-00000018.dcp" / "__1_0.distcp"
+    data = bytearray(newest.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    newest.write_bytes(bytes(data))
+    with pytest.raises(tw.CheckpointError, match="__1_0.distcp does not match"):
+        read_weights(run / "checkpoints" / "step-00000018.pt")
+    done = torchrun("--out", f"{out}-b", "--run-dir", str(run), "--strategy", "fsdp",
+                    "--resume", "auto")  # fmt: skip
+    assert (
+        "skipping a checkpoint" in done.stderr and "resuming from step-00000012.pt" in done.stderr
+    )
 
 
 def test_sigterm_to_one_sharded_rank_stops_both_after_the_same_collective_save(tmp_path):
@@ -91,7 +127,7 @@ def test_sigterm_to_one_sharded_rank_stops_both_after_the_same_collective_save(t
     assert r0["steps"] == r1["steps"] < 50 * 192 // 16
     saved = sorted((run / "checkpoints").glob("step-*.pt"))
     assert saved[-1].name == f"step-{r0['steps']:08d}.pt"
-    weights = load(saved[-1])["state"]["model"]
+    weights = read_weights(saved[-1])  # the shards, consolidated
     for name, weight in r0["state"].items():
         assert torch.equal(weights[name], weight), name  # the gathered state is the final one
 
@@ -132,3 +168,36 @@ def test_a_rank_killed_under_max_restarts_resumes_and_ends_with_the_same_weights
     assert restarted["restarts"] == 1
     for name, weight in full["state"].items():
         assert torch.equal(restarted["state"][name], weight), name
+
+
+def test_the_cli_trains_with_fsdp_and_evaluates_and_exports_the_sharded_checkpoint(tmp_path):
+    run = tmp_path / "run"
+
+    def cli(*args, timeout=300):
+        done = subprocess.run(
+            [sys.executable, "-m", "trainwell", *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env(),
+            cwd=tmp_path,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done
+
+    cli("train", "--nproc", "2", "--run-dir", str(run), "--set", "run.strategy=fsdp",
+        "--set", "train.max_epochs=2", "--set", "run.progress=false")  # fmt: skip
+    assert sorted(p.name for p in (run / "checkpoints").glob("*.dcp"))  # written as shards
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["guard_findings"] == []  # sharded parameters: no false alarm
+    evaluated = json.loads(cli("eval", str(run)).stdout)  # the best weights, consolidated
+    assert evaluated[summary["monitor"]] == pytest.approx(summary["best"], rel=1e-6)
+    out = tmp_path / "model.safetensors"
+    cli("export", str(run), "--out", str(out))
+    from safetensors.torch import load_file
+
+    exported = load_file(str(out))
+    whole = read_weights(run / "checkpoints" / "best.pt")
+    assert set(exported) == set(whole)
+    for name, tensor in whole.items():
+        assert torch.equal(exported[name], tensor), name

@@ -8,6 +8,7 @@ import trainwell as tw
 from trainwell import distributed
 from trainwell.distributed import choose_strategy
 from trainwell.errors import ConfigError
+from trainwell.state import Counters
 from trainwell.strategy import SingleDevice
 
 
@@ -53,7 +54,10 @@ def test_a_restarted_worker_resumes_from_the_newest_checkpoint(tmp_path, monkeyp
     assert distributed.elastic_resume(None, str(run)) is None  # first start: as asked
     monkeypatch.setenv("TORCHELASTIC_RESTART_COUNT", "1")
     assert distributed.elastic_resume(None, str(run)) is None  # restarted, nothing saved yet
-    (run / "checkpoints" / "step-00000006.pt").write_bytes(b"x")
+    (run / "checkpoints" / "step-00000006.pt").write_bytes(b"x")  # a save cut short
+    assert distributed.elastic_resume(None, str(run)) is None  # no good one: start afresh
+    counters = Counters()
+    tw.Checkpointer(run / "checkpoints").save({"counters": counters}, counters)
     assert distributed.elastic_resume(None, str(run)) == "auto"
     assert distributed.elastic_resume("some.pt", str(run)) == "some.pt"  # an explicit choice
     assert distributed.elastic_resume(None, None) is None  # no run directory: nothing to find
