@@ -242,6 +242,15 @@ class DDP(SingleDevice):
         takes part, so saves are agreed collectives, `AgreedCheckpoints`)."""
         return {name: RanksRNG(part) if name == "rng" else part for name, part in parts.items()}
 
+    def gather_findings(self, findings: list[Any]) -> list[Any]:
+        """Every rank's guard findings, each once (the same bug seen by several ranks is one
+        finding naming them all); the same list on every rank. One collective, at the end."""
+        from trainwell.guards.finding import merge_findings
+
+        every: list[Any] = [None] * self.world_size
+        dist.all_gather_object(every, list(findings))
+        return merge_findings(every)
+
     def main_says(self, flag: bool) -> bool:
         """Rank 0's ``flag`` on every rank (one all-reduce): a decision only rank 0 can take,
         such as a save on a timed cadence."""

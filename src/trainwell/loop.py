@@ -340,11 +340,12 @@ def fit(
                 checkpointer.hold(state, counters, metrics=record, **manifest)
             if stop_reason:
                 break
+        findings = strategy.gather_findings(guards.findings)  # every rank's, each once
 
     stop_reason = stop_reason or _limit_reached(cfg, counters)
     wall_time_s = time.perf_counter() - started
     result = _fit_result(history, best, checkpointer, counters, wall_time_s, stop_reason, cfg)
-    result.preempted, result.findings = preemption.requested, list(guards.findings)
+    result.preempted, result.findings = preemption.requested, findings
     result.stopped_by_guard = guards.stop_reason if guards.should_stop else None
     result.weights = best_weights.restore(best, checkpointer, counters.step)
     result.compile = compiled.report if compiled is not None else None

@@ -16,6 +16,7 @@ where one process and many differ:
   state dicts, whatever the wrapping or sharding; ``checkpoint_parts``: the parts a checkpoint
   saves, with stand-ins that gather full states where the state is sharded
   (``collective_state``: then every rank takes part in every save);
+* ``gather_findings``: the guards' findings of every process, each once, at the end;
 * ``rank``/``world_size``: what the data loader shards by.
 
 `SingleDevice` is here; `trainwell.distributed.DDP` and `trainwell.fsdp.FSDP` are the
@@ -77,6 +78,8 @@ class Strategy(Protocol):
     ) -> None: ...
 
     def checkpoint_parts(self, parts: dict[str, Any], model: nn.Module) -> dict[str, Any]: ...
+
+    def gather_findings(self, findings: list[Any]) -> list[Any]: ...
 
 
 class SingleDevice:
@@ -150,3 +153,7 @@ class SingleDevice:
         """What a checkpoint saves and restores, by name: here ``parts`` as they are (a sharded
         strategy puts stand-ins that gather full states in place of the model and optimizers)."""
         return dict(parts)
+
+    def gather_findings(self, findings: list[Any]) -> list[Any]:
+        """Every process's guard findings, each reported once: here, this one's."""
+        return list(findings)

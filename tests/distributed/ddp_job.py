@@ -55,6 +55,7 @@ def main():
     parser.add_argument("--strategy", default="auto")
     parser.add_argument("--clip", type=float, default=1.0)
     parser.add_argument("--dropout", type=float, default=0.0)
+    parser.add_argument("--softmax-on-rank", type=int, default=None)  # a bug on one rank
     parser.add_argument("--sharded", choices=["auto", "true", "false"], default="auto")
     args = parser.parse_args()
 
@@ -63,6 +64,8 @@ def main():
     x = torch.randn(256, 8, generator=g)
     y = (x[:, 0] + x[:, 1] > 0).long() + (x[:, 2] > 1).long()
     model = nn.Sequential(nn.Linear(8, 32), nn.Tanh(), nn.Dropout(args.dropout), nn.Linear(32, 3))
+    if args.softmax_on_rank == int(os.environ.get("RANK", "0")):
+        model.append(nn.Softmax(dim=-1))  # probabilities into CrossEntropyLoss, on this rank
     observers = [SlowOnSignal(args.pid_dir)] if args.pid_dir else []
     with process_group():  # the job's own: the sharded model is still usable after fit()
         result = tw.fit(
@@ -100,6 +103,7 @@ def main():
             "steps": result.steps,
             "history": result.history,
             "preempted": result.preempted,
+            "findings": [f.as_dict() for f in result.findings],
             "restarts": int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")),
         },
         f"{args.out}.rank{rank}",

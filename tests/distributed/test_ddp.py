@@ -222,3 +222,12 @@ def test_two_nodes_on_localhost_through_the_c10d_rendezvous_train_as_one_world(t
     for name, weight in one["state"].items():
         torch.testing.assert_close(ranks[0]["state"][name], weight, rtol=1e-4, atol=1e-5)
         assert torch.equal(ranks[1]["state"][name], ranks[0]["state"][name])
+
+
+def test_a_bug_on_one_rank_is_reported_once_by_every_rank_naming_that_rank(tmp_path):
+    out = str(tmp_path / "w")
+    done = torchrun("--out", out, "--softmax-on-rank", "1", "--epochs", "1")
+    r0, r1 = load(f"{out}.rank0"), load(f"{out}.rank1")
+    assert r0["findings"] == r1["findings"]  # the same merged list everywhere
+    assert [(f["rank"], f["also_on"]) for f in r0["findings"]] == [(1, ())]
+    assert "rank 1: [" in done.stderr  # rank 1 said so as it happened

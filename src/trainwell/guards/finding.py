@@ -52,6 +52,7 @@ class Finding:
     fix: str  # what to change
     switch: str  # the GuardsConfig field that turns this guard off
     rank: int | None = None  # the process that saw it, when there are several (torchrun)
+    also_on: tuple[int, ...] = ()  # the other ranks that saw it too (`merge_findings`)
 
     def as_dict(self) -> dict[str, str | int | None]:
         """The finding as plain data (summary.json, metrics.jsonl, tools)."""
@@ -60,12 +61,30 @@ class Finding:
     def __str__(self) -> str:
         at = f" at step {self.step}" if self.step is not None else ""
         src = f" ({self.source})" if self.source else ""
-        on = f"rank {self.rank}: " if self.rank is not None else ""
+        also = f" (also {', '.join(map(str, self.also_on))})" if self.also_on else ""
+        on = f"rank {self.rank}{also}: " if self.rank is not None else ""
         return (
             f"{on}[{self.code}] {self.name}: {self.message} [{self.where}{at}{src}]\n"
             f"  why: {self.why}\n  fix: {self.fix}\n"
             f"  (switch off: guards.{self.switch}=false)"
         )
+
+
+def merge_findings(per_rank: list[list[Finding]]) -> list[Finding]:
+    """Every rank's findings, each reported once: the same bug (code, where, source line) seen
+    by several ranks becomes one finding of the lowest rank, naming the others in
+    ``also_on``; in order of rank, then as each rank saw them."""
+    merged: dict[tuple[str, str, str | None], Finding] = {}
+    for findings in per_rank:
+        for finding in findings:
+            key = (finding.code, finding.where, finding.source)
+            first = merged.get(key)
+            if first is None:
+                merged[key] = finding
+            elif finding.rank is not None and finding.rank != first.rank:
+                also = (*first.also_on, finding.rank)
+                merged[key] = dataclasses.replace(first, also_on=also)
+    return list(merged.values())
 
 
 @dataclass(frozen=True)
