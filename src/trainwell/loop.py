@@ -259,6 +259,8 @@ def fit(
     # progress bars) are closed, even when training fails.
     with (
         _closing_strategy(strategy),  # a process group fit() started ends with it
+        # every rank's guard findings, each once: after the guards' last read, before the end
+        _gathering_findings(strategy, guards) as findings,
         Preemption() as preemption,
         checkpointer,
         _closing_all(observers),
@@ -340,7 +342,6 @@ def fit(
                 checkpointer.hold(state, counters, metrics=record, **manifest)
             if stop_reason:
                 break
-        findings = strategy.gather_findings(guards.findings)  # every rank's, each once
 
     stop_reason = stop_reason or _limit_reached(cfg, counters)
     wall_time_s = time.perf_counter() - started
@@ -407,6 +408,15 @@ def _fit_result(
         final=dict(history.records[-1]) if history.records else {},
         saves=list(checkpointer.saves),
     )
+
+
+@contextlib.contextmanager
+def _gathering_findings(strategy: Strategy, guards: Any) -> Iterator[list[Any]]:
+    """A list that holds, once the block ends normally, every process's guard findings,
+    each once (`Strategy.gather_findings`: a collective under several processes)."""
+    findings: list[Any] = []
+    yield findings
+    findings.extend(strategy.gather_findings(guards.findings))
 
 
 @contextlib.contextmanager

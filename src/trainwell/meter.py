@@ -88,16 +88,18 @@ class Meter:
             self.interval_started += time.perf_counter() - self._left_loader_at
             self._left_loader_at = None
         iterator = iter(loader)
-        while True:
-            begin = time.perf_counter()
-            try:
-                batch = next(iterator)
-            except StopIteration:
-                self._left_loader_at = time.perf_counter()
-                return
-            self.last_wait_s = time.perf_counter() - begin
-            self.wait_s += self.last_wait_s
-            yield batch
+        try:
+            while True:
+                begin = time.perf_counter()
+                try:
+                    batch = next(iterator)
+                except StopIteration:
+                    return
+                self.last_wait_s = time.perf_counter() - begin
+                self.wait_s += self.last_wait_s
+                yield batch
+        finally:  # the epoch's end, or the loop left it (the last step, a stop): clock stops
+            self._left_loader_at = time.perf_counter()
 
     def report(
         self, window: list[Any], result: StepResult, counters: Counters, precision: Precision

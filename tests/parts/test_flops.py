@@ -376,3 +376,20 @@ def test_rates_with_several_ranks_are_totals_and_mfu_stays_per_device(monkeypatc
     assert run["samples_per_s"] == pytest.approx(logged["samples_per_s"])
     assert run["tflops"] == pytest.approx(logged["tflops"])
     assert run["mfu"] == pytest.approx(logged["mfu"])
+
+
+def test_the_run_clock_stops_when_the_loop_leaves_an_epoch_early(monkeypatch):
+    """The last step ends the loop before the loader is exhausted: what follows (the last
+    validation, the final save) is not training time either."""
+    from trainwell import meter as meter_module
+
+    clock = [100.0]
+    monkeypatch.setattr(meter_module.time, "perf_counter", lambda: clock[0])
+    m = meter_module.Meter(torch.device("cpu"))
+    for batch in m.timed([1, 2, 3]):
+        clock[0] += 1.0
+        if batch == 2:
+            break  # max_steps reached mid-epoch
+    clock[0] += 50.0  # validation and the final checkpoint
+    m.interval_windows = m.interval_samples = 2
+    assert m.run_rates()["samples_per_s"] == pytest.approx(1.0)  # 2 samples in 2 s
