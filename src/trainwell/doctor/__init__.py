@@ -17,15 +17,26 @@ from trainwell._lazy import lazy_exports
 # Names are imported on first use (as in ``trainwell/__init__.py``), so importing one
 # submodule, e.g. ``trainwell.doctor.analysis``, does not pull in the engine and the rules.
 _EXPORTS = {
+    "CheckResult": "engine",
     "Finding": "engine",
     "RULES": "rules",
     "Rule": "rules",
     "UsageError": "config",
+    "check_files": "engine",
     "check_paths": "engine",
     "check_source": "engine",
 }
 
-__all__ = ["Finding", "RULES", "Rule", "UsageError", "check_paths", "check_source"]
+__all__ = [
+    "CheckResult",
+    "Finding",
+    "RULES",
+    "Rule",
+    "UsageError",
+    "check_files",
+    "check_paths",
+    "check_source",
+]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
@@ -33,5 +44,5 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 if TYPE_CHECKING:  # static analysers and IDEs see the real names
     from .config import UsageError
-    from .engine import Finding, check_paths, check_source
+    from .engine import CheckResult, Finding, check_files, check_paths, check_source
     from .rules import RULES, Rule

@@ -48,6 +48,8 @@ OPAQUE = "opaque"  # call of anything else; records which names it received
 
 CLIP_FUNCTIONS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_"}
 GRAD_CONTEXTS = {"no_grad", "inference_mode"}
+# Model methods that run the network (seq2seq / autoencoder halves count as forward passes).
+FORWARD_METHODS = {"forward", "encode", "decode"}
 ENGINE_WORDS = ("accelerator", "fabric", "engine", "deepspeed", "trainer")
 Path = tuple[tuple[int, int], ...]
 
@@ -86,6 +88,9 @@ class Summary:
     sched_steps: set[str] = field(default_factory=set)
     modes: dict[str, ModeEffect] = field(default_factory=dict)
     returns: Value | None = None
+    # model -> first forward pass run with autograd on, before the function sets that
+    # model's mode or trains: it runs in whatever mode the caller left the model in.
+    forwards: dict[str, ast.AST] = field(default_factory=dict)
 
     @property
     def trains(self) -> bool:
@@ -141,10 +146,10 @@ def _is_module_base(base: ast.expr, imports: Imports, local_modules: set[str]) -
     tail = last_part(name)
     if tail in local_modules:
         return True
-    return tail in {"Module", "LightningModule", "PreTrainedModel"} or name in {
-        "torch.nn.Module",
-        "torch.nn.Sequential",
-    }
+    if tail in {"Module", "LightningModule", "PreTrainedModel"}:
+        return True
+    # any nn layer class: ``class Layer(nn.Linear)`` is an nn.Module too
+    return name.startswith("torch.nn.") and name.count(".") == 2 and tail[:1].isupper()
 
 
 class Checks(Protocol):
@@ -246,10 +251,14 @@ class FileAnalysis:
 
     def _resolve_no_grad_candidates(self) -> None:
         # Only report an un-guarded inference function when this file calls it outside
-        # no_grad: a caller elsewhere may well wrap it.
+        # no_grad: a caller elsewhere may well wrap it.  Two callers reaching the same
+        # forward pass in a helper give one finding.
+        seen: set[tuple[str, int, int]] = set()
         for func, finding in self.no_grad_candidates:
             sites = self.call_sites.get(func, []) if func is not None else [False]
-            if sites and not all(sites):
+            key = (finding.code, finding.line, finding.col)
+            if sites and not all(sites) and key not in seen:
+                seen.add(key)
                 self.findings.append(finding)
 
     def facts_of(self, scope: ast.AST) -> ScopeFacts:
@@ -301,12 +310,15 @@ class FileAnalysis:
         return summary.returns.flags & {V.SOFTMAX, V.LOG_SOFTMAX}
 
 
+# Wrappers that iterate over their first argument: a loader wrapped in them is still the
+# batch loop (``for i, batch in tqdm(enumerate(loader))``).
+ITER_WRAPPERS = {"enumerate", "tqdm", "iter", "zip", "track"}
+
+
 def _unwrap_iter(node: ast.expr) -> ast.expr:
     """``enumerate(tqdm(loader))`` -> ``loader``."""
     while (
-        isinstance(node, ast.Call)
-        and last_part(dotted(node.func)) in {"enumerate", "tqdm", "iter", "zip", "track"}
-        and node.args
+        isinstance(node, ast.Call) and last_part(dotted(node.func)) in ITER_WRAPPERS and node.args
     ):
         node = node.args[0]
     return node
@@ -399,6 +411,8 @@ class ScopeWalker:
         self.ifs: dict[int, IfInfo] = {}
         self.path: list[tuple[int, int]] = []
         self.no_grad_stack: list[bool] = [self._decorated_no_grad()]
+        self.grad_context_factories: set[str] = set()  # ctx = torch.no_grad
+        self.grad_context_names: set[str] = set()  # ctx = torch.no_grad()
         self.returns: list[Value | None] = []
         self.local_funcs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.params: list[str] = []
@@ -439,7 +453,7 @@ class ScopeWalker:
         if not name:
             return None
         root = name.partition(".")[0]
-        if root not in self.env and (root in self.fa.imports.names or root in {"torch"}):
+        if self._is_module_name(root):
             return None  # a module, not a variable
         value = self.env.get(name)
         if value is None and name not in self.env and self.func is not None:
@@ -495,6 +509,8 @@ class ScopeWalker:
 
     def visit_Expr(self, node: ast.Expr) -> None:
         self.ev(node.value)
+        if isinstance(node.value, ast.Call):
+            self._grad_switch(node.value)
         self._check_discarded_to(node.value)
 
     def visit_Assign(self, node: ast.Assign) -> None:
@@ -509,6 +525,9 @@ class ScopeWalker:
                     self.bind(sub_target, self.ev(sub_value), sub_value)
                 return
         value = self.ev(value_node)
+        chained_eval = _chained_eval(value_node)
+        if chained_eval is not None and value is None:
+            value = Value(V.MODEL)  # only modules have .eval()
         for target in node.targets:
             if (
                 isinstance(target, ast.Attribute)
@@ -518,6 +537,10 @@ class ScopeWalker:
             ):
                 self.emit(ZERO, node)  # p.grad = None clears the gradient
             self.bind(target, value, value_node)
+            self._bind_grad_context(dotted(target), value_node)
+            if chained_eval is not None and dotted(target):
+                # enc = Encoder(...).eval(): the new model starts in eval mode
+                self.emit(EVAL, chained_eval, receiver=self.model_key(dotted(target)))
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
@@ -542,6 +565,8 @@ class ScopeWalker:
         iter_value = self.ev(node.iter)
         inner = _unwrap_iter(node.iter)
         inner_value = iter_value if inner is node.iter else self.lookup(dotted(inner))
+        if inner is not node.iter and iter_value is not None and iter_value.kind == V.LOADER:
+            inner_value = iter_value  # tqdm(enumerate(pbar_of_loader))
         is_loader = inner_value is not None and inner_value.kind == V.LOADER
         if not is_loader and isinstance(inner, ast.Name | ast.Attribute):
             guess = value_from_name(dotted(inner) or "")
@@ -582,7 +607,13 @@ class ScopeWalker:
 
     def _bind_loop_target(self, node: ast.For | ast.AsyncFor, is_loader: bool) -> None:
         target = node.target
-        if is_loader and _enumerate_like(node.iter) and isinstance(target, ast.Tuple):
+        inner = _unwrap_iter(node.iter)
+        inner_value = self.lookup(dotted(inner)) if inner is not node.iter else None
+        enumerated = _enumerate_like(node.iter) or (
+            # pbar = tqdm(enumerate(loader)); for i, batch in pbar:
+            inner_value is not None and V.ENUMERATED in inner_value.flags
+        )
+        if is_loader and enumerated and isinstance(target, ast.Tuple):
             self.bind(target.elts[0], Value(V.NUMBER), None)
             target = target.elts[1] if len(target.elts) == 2 else target
             if target is node.target:
@@ -631,13 +662,52 @@ class ScopeWalker:
 
     visit_AsyncWith = visit_With
 
-    def _is_grad_context(self, expr: ast.expr) -> bool:
+    def _is_grad_context(self, expr: ast.expr | None) -> bool:
+        """``torch.no_grad()`` & co., also through a name bound to one (``ctx()``, ``ctx``)."""
+        if isinstance(expr, ast.IfExp):
+            # ``torch.no_grad() if evaluating else nullcontext()``: unsure, count it as one.
+            return self._is_grad_context(expr.body) or self._is_grad_context(expr.orelse)
         if not isinstance(expr, ast.Call):
-            return False
-        name = last_part(self.fa.imports.resolve(expr.func))
+            return dotted(expr) in self.grad_context_names  # ctx = torch.no_grad(); with ctx:
+        if dotted(expr.func) in self.grad_context_factories:
+            return True  # ctx = torch.no_grad; with ctx():
+        return self._is_grad_factory(expr.func)
+
+    def _is_grad_factory(self, func: ast.expr | None) -> bool:
+        name = last_part(self.fa.imports.resolve(func))
         # set_grad_enabled(phase == "train") may or may not disable grad: treat it as a
         # grad context so that no rule complains about code inside it.
         return name in GRAD_CONTEXTS or name == "set_grad_enabled"
+
+    def _grad_switch(self, call: ast.Call) -> None:
+        """Calls that switch autograd for the rest of the block they are in.
+
+        ``torch.set_grad_enabled(False)`` (or a phase flag: unsure, so counted as off) and
+        ``stack.enter_context(torch.no_grad())`` on an ExitStack.
+        """
+        name = last_part(self.fa.imports.resolve(call.func))
+        if name == "set_grad_enabled" and self.fa.imports.resolve(call.func) != name:
+            flag = argument(call, 0, "mode")
+            enabled = isinstance(flag, ast.Constant) and flag.value is True
+            self.no_grad_stack[-1] = not enabled
+        elif (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr == "enter_context"
+            and call.args
+            and self._is_grad_context(call.args[0])
+        ):
+            self.no_grad_stack[-1] = True
+
+    def _bind_grad_context(self, name: str | None, value_node: ast.expr) -> None:
+        """Remember names bound to ``torch.no_grad`` (the factory) or ``torch.no_grad()``."""
+        if name is None:
+            return
+        self.grad_context_factories.discard(name)
+        self.grad_context_names.discard(name)
+        if isinstance(value_node, (ast.Name, ast.Attribute)) and self._is_grad_factory(value_node):
+            self.grad_context_factories.add(name)
+        elif self._is_grad_context(value_node):
+            self.grad_context_names.add(name)
 
     def visit_Try(self, node: ast.Try) -> None:
         self.visit_block(node.body)
@@ -832,8 +902,14 @@ class ScopeWalker:
         name = dotted(node)
         if name is None:
             return False
-        root = name.partition(".")[0]
-        return root not in self.env and (root in self.fa.imports.names or root == "torch")
+        return self._is_module_name(name.partition(".")[0])
+
+    def _is_module_name(self, root: str) -> bool:
+        """An imported module (or torch) that no assignment of this scope or the module
+        rebinds: ``import model; model = model.RNNModel(...)`` makes ``model`` a variable."""
+        if root in self.env or (self.func is not None and root in self.fa.module_env):
+            return False
+        return root in self.fa.imports.names or root == "torch"
 
     # -- method calls ---------------------------------------------------------------------
     def _method_call(
@@ -859,6 +935,10 @@ class ScopeWalker:
         if method == "unscale_" and kind == V.SCALER:
             self.emit(UNSCALE, call)
             return None
+        clipper = arg_vals[0] if arg_vals else None
+        if method == "clip" and clipper is not None and clipper.kind == V.CLIPPER:
+            self.emit(CLIP, call)  # trainwell: strategy.clip(clipping, params)
+            return None
         if method == "scale" and kind == V.SCALER and arg_vals:
             scaled = arg_vals[0]
             return scaled.plus(V.AMP) if scaled is not None and scaled.kind == V.LOSS else None
@@ -883,7 +963,7 @@ class ScopeWalker:
         self, call: ast.Call, method: str, recv_name: str | None, recv: Value
     ) -> object:
         if recv.kind == V.MODEL:
-            if method == "forward":
+            if method in FORWARD_METHODS:
                 self.emit(FORWARD, call, receiver=self.model_key(recv_name))
                 return self._model_output(recv)
             if method in V.MODULE_SELF_METHODS:
@@ -896,9 +976,12 @@ class ScopeWalker:
         if recv.kind == V.TENSOR:
             if method == "log" and V.SOFTMAX in recv.flags:
                 return Value(V.TENSOR, flags=frozenset({V.LOG_SOFTMAX}))
-            if method in V.GRAPH_PRESERVING:
+            if method in V.GRAPH_PRESERVING or method in V.SHAPE_METHODS:
                 return recv
             return Value(V.TENSOR)
+        if recv.kind == V.OUTPUT and method in V.SHAPE_METHODS:
+            # model(x).view(...): a reshaped output keeps its softmax / log_softmax flags
+            return Value(V.TENSOR, flags=recv.flags)
         if recv.kind == V.BATCH and method in {"to", "cuda"}:
             return recv
         return NOTHING
@@ -911,6 +994,11 @@ class ScopeWalker:
         recv_val: Value | None,
         arg_vals: list[Value | None],
     ) -> None:
+        if recv_val is not None and recv_val.kind == V.SCALER and call.args:
+            # trainwell's precision.backward(loss): scaler.scale(loss).backward() when fp16
+            amp = V.FP16 in recv_val.flags
+            self.emit(BACKWARD, call, value=arg_vals[0], receiver=dotted(call.args[0]), amp=amp)
+            return None
         engine = recv_name is not None and any(w in recv_name.lower() for w in ENGINE_WORDS)
         if engine and call.args:
             # accelerator.backward(loss) / fabric.backward(loss)
@@ -924,7 +1012,10 @@ class ScopeWalker:
     def _step(self, call: ast.Call, recv_name: str | None, recv_val: Value | None) -> object:
         kind = recv_val.kind if recv_val is not None else None
         if kind == V.SCALER and call.args:
-            self.emit(STEP, call, receiver=dotted(call.args[0]), amp=True)
+            # scaler.step(optimizer), or trainwell's precision.step(optimizer) (a GradScaler
+            # step only in fp16)
+            amp = recv_val.cls != "Precision" or V.FP16 in recv_val.flags  # type: ignore[union-attr]
+            self.emit(STEP, call, receiver=dotted(call.args[0]), amp=amp)
             return None
         if kind == V.OPTIMIZER:
             self.emit(STEP, call, receiver=recv_name)
@@ -962,9 +1053,17 @@ class ScopeWalker:
             return NOTHING
         tail = last_part(qual)
         torchy = qual.startswith("torch.") or self.fa.imports.is_imported(call.func)
+        if tail in ITER_WRAPPERS - {"zip"} and arg_vals and arg_vals[0] is not None:
+            inner = arg_vals[0]
+            if inner.kind == V.LOADER:  # pbar = tqdm(loader): iterating it is the batch loop
+                return inner.plus(V.ENUMERATED) if tail == "enumerate" else inner
         if tail in CLIP_FUNCTIONS and qual.startswith("torch."):
             self.emit(CLIP, call)
             return None
+        if qual in V.TRAINWELL_PRECISION:
+            return V.trainwell_precision(call)
+        if qual in V.TRAINWELL_CLIPPING:
+            return Value(V.CLIPPER)
         if qual in {"torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax"}:
             return Value(V.TENSOR, flags=frozenset({V.SOFTMAX}))
         if qual in {"torch.log_softmax", "torch.nn.functional.log_softmax",
@@ -1118,6 +1217,9 @@ class ScopeWalker:
         if callee.kind == V.CRITERION:
             self._check_softmax_into_loss(call, callee.cls, arg_vals[0] if arg_vals else None)
             return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
+        if callee.kind == V.CLIPPER:  # trainwell: clipping(model.parameters())
+            self.emit(CLIP, call)
+            return None
         self.emit(OPAQUE, call, args=_arg_names(call))
         return None
 
@@ -1145,8 +1247,22 @@ class ScopeWalker:
 
 
 NOTHING = object()  # sentinel: "this classifier does not apply", distinct from None (unknown)
-_NOT_MODELS = {V.OPTIMIZER, V.SCHEDULER, V.LOADER, V.SCALER, V.LOSS, V.TENSOR}
+_NOT_MODELS = {V.OPTIMIZER, V.SCHEDULER, V.LOADER, V.SCALER, V.LOSS, V.TENSOR, V.CLIPPER}
 _SOFTMAX_MODULES = {"Softmax": V.SOFTMAX, "LogSoftmax": V.LOG_SOFTMAX}
+
+
+def _chained_eval(node: ast.expr | None) -> ast.Call | None:
+    """The ``.eval()`` call in ``Ctor(...).to(device).eval()`` (a fresh object, not a name)."""
+    found: ast.Call | None = None
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in V.MODULE_SELF_METHODS
+    ):
+        if node.func.attr == "eval" and not node.args and not node.keywords:
+            found = found or node
+        node = node.func.value
+    return found if isinstance(node, ast.Call) else None
 
 
 def _arg_names(call: ast.Call) -> tuple[str, ...]:

@@ -141,7 +141,28 @@ def summarize(w: ScopeWalker) -> Summary:
                                                    inner.sched_steps) if k}  # fmt: skip
     summary.modes = _final_modes(w)
     summary.returns = _merged_returns(w.returns)
+    summary.forwards = _mode_dependent_forwards(w)
     return summary
+
+
+def _mode_dependent_forwards(w: ScopeWalker) -> dict[str, ast.AST]:
+    """Forward passes with autograd on whose mode is the caller's (see Summary.forwards)."""
+    forwards: dict[str, ast.AST] = {}
+    if w.facts.grad_machinery:
+        return forwards  # input gradients, saliency ...: the graph is wanted
+    touched: set[str] = set()
+    for e in w.events:
+        if is_training(e):
+            break
+        if e.kind == FORWARD and e.receiver and not e.no_grad and e.receiver not in touched:
+            forwards.setdefault(e.receiver, e.node)
+        elif e.kind == CALL and e.summary is not None and not e.no_grad:
+            for key, node in e.summary.forwards.items():
+                mapped = caller_key(e, key)
+                if mapped and mapped not in touched:
+                    forwards.setdefault(mapped, node)
+        touched |= {key for key, _ in mode_effects(w, e)}
+    return forwards
 
 
 def _final_modes(w: ScopeWalker) -> dict[str, ModeEffect]:
@@ -353,7 +374,7 @@ def _check_epoch_scheduler(w: ScopeWalker, sched: Event) -> None:
     steps = [e for e in events_in(w, loop.id) if e.kind == STEP and e.loops[-1] == loop.id]
     if not steps or not (loop.kind == "batch" or loop.parent is not None):
         return
-    if any(is_prefix(sched.path, s.path) for s in steps):
+    if any(is_prefix(sched.path, s.path) or _gated_by(w, sched, s) for s in steps):
         cls = sched.value.cls if sched.value else "scheduler"
         _report(
             w,
@@ -362,6 +383,15 @@ def _check_epoch_scheduler(w: ScopeWalker, sched: Event) -> None:
             f"{cls} is configured in epochs but stepped every "
             "batch: move scheduler.step() after the batch loop",
         )
+
+
+def _gated_by(w: ScopeWalker, e: Event, step: Event) -> bool:
+    """``e`` runs exactly when ``step`` succeeds: ``if precision.step(opt): sched.step()``."""
+    if len(e.path) != len(step.path) + 1 or not is_prefix(step.path, e.path):
+        return False
+    if_id, branch = e.path[-1]
+    test = getattr(w.ifs[if_id].node, "test", None)
+    return branch == 0 and test is not None and any(n is step.node for n in ast.walk(test))
 
 
 def _check_step_scheduler(w: ScopeWalker, sched: Event) -> None:
@@ -548,6 +578,10 @@ def _mode_chosen_per_iteration(seq: list[Event], e: Event, key: str) -> bool:
 
 
 def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str) -> bool:
+    # Paths of the train() calls seen since the eval(). A restore counts for a training
+    # step when it runs whenever that step runs (its branch encloses the step), or whenever
+    # the eval() itself ran (its branch encloses the eval: ``if log: m.eval(); ...; m.train()``).
+    eval_path = seq[start].path
     restored: list[tuple] = []
     n = len(seq)
     for offset in range(1, n):
@@ -555,7 +589,9 @@ def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str)
         effects = [eff for k, eff in mode_effects(w, e) if k == key]
         trains_itself = any(eff.first == "train" for eff in effects)
         if is_training(e) and not trains_itself:
-            return not any(is_prefix(path, e.path) for path in restored)
+            return not any(
+                is_prefix(path, e.path) or is_prefix(path, eval_path) for path in restored
+            )
         for effect in effects:
             if effect.final in {"unknown", "eval"}:
                 return False  # unknowable, or another eval() that is checked on its own
@@ -568,16 +604,18 @@ def collect_no_grad_candidates(w: ScopeWalker) -> None:
     """TW012: model(x) after model.eval() with autograd on and no gradient use in sight."""
     if w.facts.grad_machinery:
         return
-    seen: set[str] = set()
+    in_eval: set[str] = set()  # models inside an eval region already examined
     for index, e in enumerate(w.events):
-        if e.kind != EVAL or not e.receiver or e.receiver in seen:
+        if e.kind in {TRAIN, MODE_UNKNOWN} and e.receiver:
+            in_eval.discard(e.receiver)  # the region ends: a later eval() starts a new one
+        if e.kind != EVAL or not e.receiver or e.receiver in in_eval:
             continue
+        in_eval.add(e.receiver)
         forward = _unguarded_forward(w.events[index + 1 :], e.receiver)
         if forward is None:
             continue
-        seen.add(e.receiver)
-        line = getattr(forward.node, "lineno", 1)
-        col = getattr(forward.node, "col_offset", 0) + 1
+        line = getattr(forward, "lineno", 1)
+        col = getattr(forward, "col_offset", 0) + 1
         finding = RawFinding(
             "TW012",
             line,
@@ -589,15 +627,22 @@ def collect_no_grad_candidates(w: ScopeWalker) -> None:
         w.fa.no_grad_candidates.append((w.func, finding))
 
 
-def _unguarded_forward(after: list[Event], key: str) -> Event | None:
-    forward: Event | None = None
+def _unguarded_forward(after: list[Event], key: str) -> ast.AST | None:
+    """The first forward pass of ``key`` with autograd on, here or in a called function."""
+    forward: ast.AST | None = None
     for e in after:
         if e.kind in {TRAIN, MODE_UNKNOWN} and e.receiver == key:
             break
         if is_training(e):
             return None
-        if forward is None and e.kind == FORWARD and e.receiver == key and not e.no_grad:
-            forward = e
+        if forward is not None or e.no_grad:
+            continue
+        if e.kind == FORWARD and e.receiver == key:
+            forward = e.node
+        elif e.kind == CALL and e.summary is not None:
+            forward = next(
+                (node for k, node in e.summary.forwards.items() if caller_key(e, k) == key), None
+            )
     return forward
 
 
@@ -689,6 +734,12 @@ def run_file_checks(fa: FileAnalysis) -> None:
 
 def _module_ctor(fa: FileAnalysis, node: ast.AST) -> str | None:
     """Class name when ``node`` constructs an nn.Module with state, else None."""
+    while (  # Layer(...).to(device) is still the new Layer
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in V.MODULE_SELF_METHODS
+    ):
+        node = node.func.value
     if not isinstance(node, ast.Call):
         return None
     qual = fa.imports.resolve(node.func) or ""
@@ -732,6 +783,14 @@ def _unregistered_candidates(fa: FileAnalysis, init: ast.AST) -> list[tuple]:
     handed_over: set[str] = set()  # attrs passed to a call: nn.ModuleList(self.layers) & co.
     registers = False
     for node in _own_nodes(init):
+        grown = _grown_list(node)
+        if grown is not None:
+            # self.layers = self.layers + [Layer(...)] / self.layers += [...]: an append
+            attr, added = grown
+            ctor = _collection_ctor(fa, added)
+            if attr in empty and ctor:
+                candidates.append((node, attr, ctor, "list"))
+            continue
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             attr = _self_attr(node.targets[0])
             if attr is None:
@@ -760,6 +819,23 @@ def _unregistered_candidates(fa: FileAnalysis, init: ast.AST) -> list[tuple]:
     # A list that is later wrapped (self.layers = nn.ModuleList(self.layers)) or handed to
     # nn.Sequential(*self.layers) is registered after all.
     return [c for c in candidates if assigned.get(c[1]) == 1 and c[1] not in handed_over]
+
+
+def _grown_list(node: ast.AST) -> tuple[str, ast.expr] | None:
+    """(attr, added) for ``self.attr = self.attr + added`` or ``self.attr += added``."""
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
+        attr = _self_attr(node.target)
+        return (attr, node.value) if attr else None
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return None
+    attr, value = _self_attr(node.targets[0]), node.value
+    if attr is None or not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
+        return None
+    if _self_attr(value.left) == attr:
+        return attr, value.right
+    if _self_attr(value.right) == attr:
+        return attr, value.left
+    return None
 
 
 def _elements(node: ast.List | ast.Dict) -> list:

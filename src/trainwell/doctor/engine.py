@@ -12,16 +12,30 @@ from pathlib import Path
 
 from . import checks
 from .analysis import FileAnalysis
-from .config import MODERN_TORCH, UsageError, parse_version, target_torch_for
+from .config import (
+    MODERN_TORCH,
+    DoctorConfig,
+    UsageError,
+    clear_caches,
+    config_for,
+    parse_version,
+)
 from .rules import RULES
+from .sources import NOTEBOOK_SUFFIX, SourceError, read_notebook, read_python
+from .target import Target, find_target
 
 SKIPPED_DIRS = {".venv", "venv", "__pycache__", "node_modules", "site-packages"}
+CHECKED_SUFFIXES = (".py", NOTEBOOK_SUFFIX)
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+\d+(?:\s*,\s*[A-Za-z]+\d+)*))?", re.I)
 
 
 @dataclass(frozen=True, order=True)
 class Finding:
-    """One problem found in a file (``line`` and ``col`` are 1-based)."""
+    """One problem found in a file (``line`` and ``col`` are 1-based).
+
+    In a notebook ``cell`` is the code cell's number (from 1, counting code cells only) and
+    ``line`` the line within that cell; ``cell`` is None for a Python file.
+    """
 
     path: str
     line: int
@@ -29,16 +43,27 @@ class Finding:
     code: str
     message: str
     severity: str = "error"
+    cell: int | None = None
+
+    @property
+    def location(self) -> str:
+        """``path:line:col``, or ``path:cell N:line:col`` in a notebook."""
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{self.path}:{cell}{self.line}:{self.col}"
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.cell or 0, self.line, self.col, self.code, self.message)
 
     def format(self) -> str:
         """``path:line:col: CODE message`` as printed by the CLI."""
-        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
+        return f"{self.location}: {self.code} {self.message}"
 
     def to_dict(self) -> dict[str, object]:
         return {
             "path": self.path,
             "line": self.line,
             "col": self.col,
+            "cell": self.cell,
             "code": self.code,
             "name": RULES[self.code].name if self.code in RULES else self.code,
             "severity": self.severity,
@@ -101,8 +126,16 @@ def check_source(
     ``target_torch`` is ``"X.Y"`` (default: a modern torch, >= 2.6). ``select``/``ignore``
     are code prefixes (``"TW00"`` selects TW001..TW009). Inline noqa comments are honoured.
     """
-    version = _target(target_torch)
-    select_codes, ignore_codes = parse_codes(select), parse_codes(ignore)
+    return _check_text(text, path, _target(target_torch), parse_codes(select), parse_codes(ignore))
+
+
+def _check_text(
+    text: str,
+    path: str,
+    version: tuple[int, int],
+    select_codes: tuple[str, ...] | None,
+    ignore_codes: tuple[str, ...] | None,
+) -> list[Finding]:
     try:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError) as exc:
@@ -132,7 +165,11 @@ def check_source(
 
 
 def iter_python_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
-    """Expand files and directories (recursively, skipping hidden dirs and venvs)."""
+    """Expand files and directories (recursively, skipping hidden dirs and venvs).
+
+    Directories yield ``*.py`` and ``*.ipynb``; a file named explicitly is always checked.
+    Raises :class:`UsageError` for a missing path or a directory with nothing to check.
+    """
     seen: set[Path] = set()
     for file in _expand(paths):
         key = file.resolve()
@@ -149,11 +186,105 @@ def _expand(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
         if path.is_file():
             yield path
             continue
+        found = False
         for root, dirs, files in os.walk(path):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
             for name in sorted(files):
-                if name.endswith(".py"):
+                if name.endswith(CHECKED_SUFFIXES):
+                    found = True
                     yield Path(root) / name
+        if not found:
+            raise UsageError(
+                f"nothing to check in {entry}: no .py or .ipynb files (hidden directories "
+                "and virtual environments are skipped)"
+            )
+
+
+@dataclass
+class CheckResult:
+    """What :func:`check_files` found: the findings and the torch target of each file."""
+
+    findings: list[Finding]
+    targets: dict[str, Target]  # reported path -> target used for it
+    files: list[Path]
+
+
+def _file_codes(
+    config: DoctorConfig, cache: dict[DoctorConfig, tuple]
+) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+    if config not in cache:
+        try:
+            cache[config] = (parse_codes(config.select), parse_codes(config.ignore))
+            for _, codes in config.per_file_ignores:
+                parse_codes(codes)
+        except UsageError as exc:
+            raise UsageError(f"{config.source}: [tool.trainwell.doctor]: {exc}") from None
+    return cache[config]
+
+
+def _check_file(
+    file: Path,
+    version: tuple[int, int],
+    select: tuple[str, ...] | None,
+    ignore: tuple[str, ...] | None,
+) -> list[Finding]:
+    path = str(file)
+    if file.suffix == NOTEBOOK_SUFFIX:
+        try:
+            notebook = read_notebook(file)
+        except SourceError as exc:
+            return [Finding(path, 1, 1, "TW000", str(exc))]
+        mapped = []
+        for f in _check_text(notebook.text, path, version, select, ignore):
+            cell, line = notebook.locate(f.line)
+            mapped.append(Finding(path, line, f.col, f.code, f.message, f.severity, cell))
+        return mapped
+    try:
+        source = read_python(file)
+    except SourceError as exc:
+        return [Finding(path, 1, 1, "TW000", str(exc))]
+    return _check_text(source.text, path, version, select, ignore)
+
+
+def check_files(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    target_torch: str | tuple[int, int] | None = None,
+    select: str | Iterable[str] | None = None,
+    ignore: str | Iterable[str] | None = None,
+    use_config: bool = True,
+) -> CheckResult:
+    """Check files, notebooks and directories; see :func:`check_paths`.
+
+    ``select``/``ignore`` given here replace those of ``[tool.trainwell.doctor]``;
+    ``per-file-ignores`` always apply. The torch target is, in order: ``target_torch``, the
+    config's ``target-torch``, the project's torch pins, the default.
+    """
+    explicit = _target(target_torch) if target_torch is not None else None
+    select_codes, ignore_codes = parse_codes(select), parse_codes(ignore)
+    files = list(iter_python_files(paths))  # usage errors before any output
+    clear_caches()  # project files are cached per directory within one run
+    validated: dict[DoctorConfig, tuple] = {}
+    findings: list[Finding] = []
+    targets: dict[str, Target] = {}
+    for file in files:
+        config = config_for(file) if use_config else DoctorConfig()
+        config_select, config_ignore = _file_codes(config, validated)
+        file_select = select_codes if select_codes is not None else config_select
+        file_ignore = ignore_codes if ignore_codes is not None else config_ignore
+        extra = config.ignored_for(file)
+        if extra:
+            file_ignore = (*(file_ignore or ()), *extra)
+        if explicit is not None:
+            target = Target(explicit, "from --target-torch")
+        elif config.target_torch is not None:
+            source = config.source.name if config.source else "pyproject.toml"
+            target = Target(config.target_torch, f"from {source} [tool.trainwell.doctor]")
+        else:
+            target = find_target(file)
+        targets[str(file)] = target
+        findings += _check_file(file, target.version, file_select, file_ignore)
+    return CheckResult(sorted(findings, key=Finding.sort_key), targets, files)
 
 
 def check_paths(
@@ -163,23 +294,11 @@ def check_paths(
     select: str | Iterable[str] | None = None,
     ignore: str | Iterable[str] | None = None,
 ) -> list[Finding]:
-    """Check files and directories; findings sorted by path, line and column.
+    """Check files, notebooks and directories; findings sorted by path, (cell,) line, column.
 
-    Without ``target_torch`` each file uses the torch floor declared in its nearest
-    pyproject.toml ([project].dependencies), or a modern torch when none is declared.
-    Raises :class:`UsageError` for a path that does not exist.
+    Without ``target_torch`` each file uses ``[tool.trainwell.doctor] target-torch`` or the
+    lowest torch its project pins (pyproject.toml, requirements*.txt, setup.py, setup.cfg,
+    environment.yml), else a modern torch. Raises :class:`UsageError` for a path that does
+    not exist or a directory with nothing to check.
     """
-    explicit = _target(target_torch) if target_torch is not None else None
-    select_codes, ignore_codes = parse_codes(select), parse_codes(ignore)
-    findings: list[Finding] = []
-    for file in iter_python_files(paths):
-        try:
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            findings.append(Finding(str(file), 1, 1, "TW000", f"cannot read file: {exc}"))
-            continue
-        version = explicit or target_torch_for(file)
-        findings += check_source(
-            text, str(file), target_torch=version, select=select_codes, ignore=ignore_codes
-        )
-    return sorted(findings)
+    return check_files(paths, target_torch=target_torch, select=select, ignore=ignore).findings

@@ -285,8 +285,9 @@ _RULES = [
         "default is the unsafe full unpickler.",
         "Before torch 2.6 torch.load defaults to weights_only=False, so loading an untrusted "
         "checkpoint can run arbitrary code. Pass weights_only=True explicitly (available "
-        "since torch 1.13). The target version comes from --target-torch or the torch "
-        "requirement in the nearest pyproject.toml.",
+        "since torch 1.13). The target version comes from --target-torch, the "
+        "[tool.trainwell.doctor] target-torch setting, or the project's torch pins "
+        "(pyproject.toml, requirements*.txt, setup.py/setup.cfg, environment.yml).",
         'state = torch.load("checkpoint.pt")  # project requires torch>=2.1\n',
         'state = torch.load("checkpoint.pt", weights_only=True)\n',
     ),

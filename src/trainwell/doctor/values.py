@@ -25,6 +25,7 @@ OUTPUT = "output"  # result of calling a model: may hold .loss / .logits
 BATCH = "batch"  # a whole batch from a loader: type unknown (tuple, dict, BatchEncoding ...)
 NUMBER = "number"  # python number / detached scalar (loss.item())
 PARAMS = "params"  # model.parameters()
+CLIPPER = "clipper"  # trainwell.Clipping(...): calling it clips gradients like clip_grad_norm_
 
 # Flags carried by values.
 SOFTMAX = "softmax"  # probabilities
@@ -35,6 +36,8 @@ AMP = "amp"  # loss wrapped by scaler.scale(...)
 EPOCH_BASED = "epoch_based"  # scheduler configured in epochs
 PER_STEP = "per_step"  # scheduler configured in optimizer steps
 FROM_LOADER = "from_loader"  # tensor unpacked from a DataLoader batch
+FP16 = "fp16"  # a trainwell.Precision known to scale the loss (mode "fp16"): a GradScaler
+ENUMERATED = "enumerated"  # loader wrapped in enumerate(): yields (index, batch)
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,13 @@ GRAPH_PRESERVING = {
     "cuda", "cpu", "clone", "contiguous", "permute", "transpose", "flatten", "view_as", "abs",
     "mul", "div", "add", "sub", "type", "t", "expand", "repeat", "masked_fill", "bfloat16",
 }  # fmt: skip
+# Tensor methods that only change the shape, dtype or device: softmax probabilities stay
+# probabilities (``probs.view(1, -1)`` into CrossEntropyLoss is still softmax output).
+SHAPE_METHODS = {
+    "view", "reshape", "resize", "resize_", "squeeze", "unsqueeze", "view_as", "reshape_as",
+    "flatten", "contiguous", "permute", "transpose", "t", "to", "cuda", "cpu", "float",
+    "double", "half", "bfloat16", "type",
+}  # fmt: skip
 # Methods/functions that cut the graph or turn a tensor into a Python number.
 GRAPH_CUTTING = {"item", "detach", "tolist", "numpy", "data", "detach_", "cpu_numpy"}
 # Methods of nn.Module that return the module itself.
@@ -132,6 +142,19 @@ _NAME_HEURISTICS: list[tuple[re.Pattern[str], str]] = [
     ),
     (re.compile(r"loader$|^dl$|_dl$"), LOADER),
 ]
+
+
+# trainwell's own parts, understood as the torch calls they replace: a Precision is a
+# GradScaler (scaler.kind, its backward/step/unscale_ methods), a Clipping is clip_grad_norm_.
+TRAINWELL_PRECISION = {"trainwell.Precision", "trainwell.precision.Precision"}
+TRAINWELL_CLIPPING = {"trainwell.Clipping", "trainwell.clipping.Clipping"}
+
+
+def trainwell_precision(call: ast.Call) -> Value:
+    """SCALER value for ``Precision(mode, device)``; FP16 when the mode is literally fp16."""
+    mode = argument(call, 0, "mode")
+    fp16 = isinstance(mode, ast.Constant) and mode.value == "fp16"
+    return Value(SCALER, cls="Precision", flags=frozenset({FP16}) if fp16 else frozenset())
 
 
 def value_from_name(name: str) -> Value | None:

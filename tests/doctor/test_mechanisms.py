@@ -1,0 +1,684 @@
+"""Mechanism tests: each analysis mechanism with a positive and a negative snippet.
+
+Every test runs a small script through :func:`check_source` and compares the exact set of
+``(line, code)`` findings for the rules it is about.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from trainwell.doctor import check_source
+
+
+def findings(source: str, *codes: str, target: str = "2.6") -> list[tuple[int, str]]:
+    """(line, code) of the findings of ``codes`` (all codes when none are given)."""
+    text = textwrap.dedent(source)
+    found = check_source(text, "t.py", target_torch=target)
+    return sorted((f.line, f.code) for f in found if not codes or f.code in codes)
+
+
+def line_of(source: str, marker: str, nth: int = 1) -> int:
+    """1-based line number of the ``nth`` line of ``source`` containing ``marker``."""
+    lines = textwrap.dedent(source).splitlines()
+    hits = [number for number, text in enumerate(lines, start=1) if marker in text]
+    return hits[nth - 1]
+
+
+# -- 1. TW010: eval() and its restoring train() in the same conditional block ------------
+PERIODIC_EVAL = """\
+import torch
+
+net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Dropout(0.5))
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+x = torch.randn(8, 2)
+for step in range(100):
+    loss = net(x).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    if step % 10 == 0:
+        net.eval()  # MARK-EVAL
+        with torch.no_grad():
+            print(net(x))
+{restore}
+"""
+
+
+def test_tw010_restore_in_the_same_conditional_block_is_silent() -> None:
+    source = PERIODIC_EVAL.format(restore="        net.train()")
+    assert findings(source, "TW010") == []
+
+
+def test_tw010_conditional_eval_without_restore_is_reported() -> None:
+    source = PERIODIC_EVAL.format(restore="        pass")
+    assert findings(source, "TW010") == [(line_of(source, "MARK-EVAL"), "TW010")]
+
+
+def test_tw010_restore_in_another_conditional_block_is_reported() -> None:
+    source = PERIODIC_EVAL.format(restore="    if step % 20 == 0:\n        net.train()")
+    assert findings(source, "TW010") == [(line_of(source, "MARK-EVAL"), "TW010")]
+
+
+# -- 2. TW012: eval-mode forward passes without no_grad ------------------------------------
+# (a) the forward pass is in a function called after model.eval()
+CALLED_AFTER_EVAL = """\
+import torch
+
+model = torch.nn.Linear(2, 2)
+
+
+def decode(net, x):
+    return net.decode(x)  # MARK-FORWARD
+
+
+def inference(x):
+    model.eval()
+{call}
+
+
+inference(torch.randn(2, 2))
+"""
+
+
+def test_tw012_forward_in_a_function_called_after_eval_is_reported() -> None:
+    source = CALLED_AFTER_EVAL.format(call="    return decode(model, x)")
+    assert findings(source, "TW012") == [(line_of(source, "MARK-FORWARD"), "TW012")]
+
+
+def test_tw012_called_function_under_no_grad_is_silent() -> None:
+    source = CALLED_AFTER_EVAL.format(
+        call="    with torch.no_grad():\n        return decode(model, x)"
+    )
+    assert findings(source, "TW012") == []
+
+
+MODULE_EVAL_THEN_CALL = """\
+import torch
+
+encoder = torch.load("encoder.pt", weights_only=False)
+encoder.eval()
+
+
+{decorator}
+def evaluate(x):
+    return encoder(x)  # MARK-FORWARD
+
+
+print(evaluate(torch.randn(2, 2)))
+"""
+
+
+def test_tw012_module_level_eval_then_called_function_is_reported() -> None:
+    source = MODULE_EVAL_THEN_CALL.format(decorator="")
+    assert findings(source, "TW012") == [(line_of(source, "MARK-FORWARD"), "TW012")]
+
+
+def test_tw012_called_function_decorated_no_grad_is_silent() -> None:
+    source = MODULE_EVAL_THEN_CALL.format(decorator="@torch.no_grad()")
+    assert findings(source, "TW012") == []
+
+
+def test_tw012_called_function_that_sets_the_mode_itself_is_not_the_callers() -> None:
+    source = MODULE_EVAL_THEN_CALL.format(decorator="").replace(
+        "    return encoder(x)  # MARK-FORWARD", "    encoder.train()\n    return encoder(x)"
+    )
+    assert findings(source, "TW012") == []
+
+
+# (b) .eval() chained on the constructor
+CHAINED = """\
+import torch
+from mymodels import Encoder
+
+
+def main(image):
+    encoder = Encoder(256).eval()
+    encoder = encoder.to("cuda")
+{body}
+
+
+main(torch.randn(1, 3, 8, 8))
+"""
+
+
+def test_tw012_eval_chained_on_constructor_is_tracked() -> None:
+    source = CHAINED.format(body="    return encoder(image)  # MARK-FORWARD")
+    assert findings(source, "TW012") == [(line_of(source, "MARK-FORWARD"), "TW012")]
+
+
+def test_tw012_eval_chained_on_constructor_under_no_grad_is_silent() -> None:
+    source = CHAINED.format(body="    with torch.no_grad():\n        return encoder(image)")
+    assert findings(source, "TW012") == []
+
+
+# (c) every eval region of the same model is reported
+REGIONS = """\
+import torch
+
+net = torch.nn.Linear(2, 2)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+x = torch.randn(4, 2)
+net.eval()
+print(net(x))  # MARK-FIRST
+net.train()
+loss = net(x).sum()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+net.eval()
+{second}
+"""
+
+
+def test_tw012_second_eval_region_is_reported_too() -> None:
+    source = REGIONS.format(second="print(net(x))  # MARK-SECOND")
+    assert findings(source, "TW012") == [
+        (line_of(source, "MARK-FIRST"), "TW012"),
+        (line_of(source, "MARK-SECOND"), "TW012"),
+    ]
+
+
+def test_tw012_second_eval_region_under_no_grad_is_silent() -> None:
+    source = REGIONS.format(second="with torch.no_grad():\n    print(net(x))")
+    assert findings(source, "TW012") == [(line_of(source, "MARK-FIRST"), "TW012")]
+
+
+def test_tw012_repeated_eval_in_one_region_reports_once() -> None:
+    source = REGIONS.format(second="print(net(x))  # MARK-SECOND\nnet.eval()\nprint(net(x))")
+    assert findings(source, "TW012") == [
+        (line_of(source, "MARK-FIRST"), "TW012"),
+        (line_of(source, "MARK-SECOND"), "TW012"),
+    ]
+
+
+# (d) a model variable that shadows an imported module
+SHADOWED = """\
+import torch
+import model
+
+model = model.RNNModel(10, 20)
+
+
+def evaluate(data):
+    model.eval()
+{body}
+
+
+evaluate(torch.randn(2, 10))
+"""
+
+
+def test_tw012_model_shadowing_an_imported_module_is_tracked() -> None:
+    source = SHADOWED.format(body="    return model(data)  # MARK-FORWARD")
+    assert findings(source, "TW012") == [(line_of(source, "MARK-FORWARD"), "TW012")]
+
+
+def test_tw012_model_shadowing_an_imported_module_under_no_grad_is_silent() -> None:
+    source = SHADOWED.format(body="    with torch.no_grad():\n        return model(data)")
+    assert findings(source, "TW012") == []
+
+
+def test_tw012_unshadowed_module_is_not_a_model() -> None:
+    source = """\
+    import torch
+    import model
+
+    net = model.RNNModel(10, 20)
+
+
+    def evaluate(data):
+        model.eval()
+        return model(data)
+
+
+    evaluate(torch.randn(2, 10))
+    """
+    assert findings(source, "TW012") == []
+
+
+# (e) healthy idioms stay silent; the same scripts without the guard are reported
+GUARDED = {
+    "decorator_no_grad": ("@torch.no_grad()", "", "return model(x)"),
+    "decorator_inference_mode": ("@torch.inference_mode()", "", "return model(x)"),
+    "alias_factory": ("", "ctx = torch.no_grad", "with ctx():\n        return model(x)"),
+    "alias_object": ("", "ctx = torch.no_grad()", "with ctx:\n        return model(x)"),
+    "exit_stack_with": (
+        "",
+        "",
+        "with contextlib.ExitStack() as stack:\n"
+        "        stack.enter_context(torch.no_grad())\n"
+        "        return model(x)",
+    ),
+    "exit_stack_object": (
+        "",
+        "stack = contextlib.ExitStack()",
+        "stack.enter_context(torch.inference_mode())\n    return model(x)",
+    ),
+    "set_grad_enabled_false": ("", "torch.set_grad_enabled(False)", "return model(x)"),
+    "set_grad_enabled_phase": ("", "torch.set_grad_enabled(is_train)", "return model(x)"),
+    "train_with_phase_flag": ("", "model.train(is_train)", "return model(x)"),
+}
+GUARDED_TEMPLATE = """\
+import contextlib
+
+import torch
+
+model = torch.nn.Linear(2, 2)
+
+
+{decorator}
+def run(x, is_train=False):
+    model.eval()
+    {setup}
+    {body}
+
+
+run(torch.randn(2, 2))
+"""
+
+
+def test_tw012_healthy_idioms_are_silent() -> None:
+    for name, (decorator, setup, body) in GUARDED.items():
+        source = GUARDED_TEMPLATE.format(decorator=decorator, setup=setup or "pass", body=body)
+        assert findings(source, "TW012") == [], name
+
+
+def test_tw012_unguarded_template_is_reported() -> None:
+    source = GUARDED_TEMPLATE.format(decorator="", setup="pass", body="return model(x)")
+    assert findings(source, "TW012") == [(line_of(source, "return model(x)"), "TW012")]
+
+
+def test_tw012_alias_of_no_grad_guards_only_where_used() -> None:
+    source = GUARDED_TEMPLATE.format(
+        decorator="",
+        setup="ctx = torch.no_grad()",
+        body="with contextlib.nullcontext():\n        return model(x)",
+    )
+    assert findings(source, "TW012") == [(line_of(source, "return model(x)"), "TW012")]
+
+
+# -- 3. TW003: the batch loop over a progress bar; a scheduler passed as an argument -------
+PBAR = """\
+import torch
+from torch.optim.lr_scheduler import StepLR
+from tqdm import tqdm
+
+
+def fit(model, loader, epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = StepLR(optimizer, step_size=30)
+    for epoch in range(epochs):
+        pbar = {bar}
+        for {target} in pbar:
+            loss = model(x).sum()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+{sched}
+"""
+
+
+def test_tw003_batch_loop_over_a_progress_bar_is_the_batch_loop() -> None:
+    for bar, target in (("tqdm(loader)", "x"), ("tqdm(enumerate(loader))", "i, x")):
+        source = PBAR.format(
+            bar=bar, target=target, sched="            scheduler.step()  # MARK-SCHED"
+        )
+        assert findings(source, "TW003") == [(line_of(source, "MARK-SCHED"), "TW003")], bar
+
+
+def test_tw003_scheduler_after_the_progress_bar_loop_is_silent() -> None:
+    source = PBAR.format(bar="tqdm(loader)", target="x", sched="        scheduler.step()")
+    assert findings(source, "TW003") == []
+
+
+def test_tw003_progress_bar_over_a_range_is_not_a_batch_loop() -> None:
+    source = """\
+    import torch
+    from torch.optim.lr_scheduler import StepLR
+    from tqdm import tqdm
+
+    model = torch.nn.Linear(2, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = StepLR(optimizer, step_size=30)
+    pbar = tqdm(range(100))
+    for it in pbar:
+        loss = model(torch.randn(2, 2)).sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+    """
+    assert findings(source, "TW003") == []
+
+
+SCHED_ARGUMENT = """\
+import torch
+from tqdm import tqdm
+
+
+def train_epoch(loader, model, optimizer, scheduler):
+    progress_bar = tqdm(enumerate(loader), total=len(loader))
+    for i, (x, y) in progress_bar:
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        scheduler.step()  # MARK-SCHED
+
+
+class Trainer:
+    def __init__(self, model, loader, epochs):
+        self.model = model
+        self.loader = loader
+        self.epochs = epochs
+        self.optimizer = torch.optim.Adam(model.parameters())
+        self.scheduler = torch.optim.lr_scheduler.{ctor}
+
+    def run(self):
+        for epoch in range(self.epochs):
+            train_epoch(
+                loader=self.loader,
+                model=self.model,
+                optimizer=self.optimizer,
+                scheduler=self.scheduler,
+            )
+"""
+
+
+def test_tw003_epoch_scheduler_passed_as_an_argument_is_reported() -> None:
+    source = SCHED_ARGUMENT.format(ctor="StepLR(self.optimizer, step_size=self.epochs // 2)")
+    assert findings(source, "TW003") == [(line_of(source, "MARK-SCHED"), "TW003")]
+
+
+def test_tw003_per_step_scheduler_passed_as_an_argument_is_silent() -> None:
+    source = SCHED_ARGUMENT.format(ctor="OneCycleLR(self.optimizer, 0.1, total_steps=10000)")
+    assert findings(source, "TW003", "TW004") == []
+
+
+# -- 4. TW013: lists grown by concatenation; user subclasses of nn layers -----------------
+GROWN = """\
+import torch
+import torch.nn as nn
+
+
+class Layer(nn.Linear):
+    def forward(self, x):
+        return super().forward(x).relu()
+
+
+class Net(nn.Module):
+    def __init__(self, dims):
+        super().__init__()
+        self.layers = {start}
+        for d in range(len(dims) - 1):
+            {grow}
+{after}
+"""
+
+
+def test_tw013_list_grown_by_concatenation_is_reported() -> None:
+    for grow in (
+        "self.layers = self.layers + [Layer(dims[d], dims[d + 1]).to('cuda')]  # MARK",
+        "self.layers += [Layer(dims[d], dims[d + 1])]  # MARK",
+        "self.layers = self.layers + [nn.Linear(dims[d], dims[d + 1])]  # MARK",
+    ):
+        source = GROWN.format(start="[]", grow=grow, after="")
+        assert findings(source, "TW013") == [(line_of(source, "# MARK"), "TW013")], grow
+
+
+def test_tw013_concatenation_onto_a_module_list_is_silent() -> None:
+    grow = "self.layers = self.layers + [Layer(dims[d], dims[d + 1])]"
+    source = GROWN.format(start="nn.ModuleList()", grow=grow, after="")
+    assert findings(source, "TW013") == []
+    grow = "self.layers += [Layer(dims[d], dims[d + 1])]"
+    source = GROWN.format(start="nn.ModuleList()", grow=grow, after="")
+    assert findings(source, "TW013") == []
+
+
+def test_tw013_grown_list_wrapped_afterwards_is_silent() -> None:
+    grow = "self.layers = self.layers + [Layer(dims[d], dims[d + 1])]"
+    after = "        self.layers = nn.ModuleList(self.layers)"
+    assert findings(GROWN.format(start="[]", grow=grow, after=after), "TW013") == []
+
+
+def test_tw013_list_of_user_layer_subclass_instances_is_reported() -> None:
+    source = """\
+    import torch.nn as nn
+
+
+    class Conv(nn.Conv2d):
+        pass
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.convs = [Conv(3, 3, 3) for _ in range(4)]  # MARK
+    """
+    assert findings(source, "TW013") == [(line_of(source, "# MARK"), "TW013")]
+
+
+def test_tw013_list_of_plain_class_instances_is_silent() -> None:
+    source = """\
+    import torch.nn as nn
+
+
+    class Config:
+        pass
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.configs = [Config() for _ in range(4)]
+            self.parts = []
+            self.parts = self.parts + [Config()]
+    """
+    assert findings(source, "TW013") == []
+
+
+# -- 5. TW007: softmax output reshaped before cross-entropy is still softmax --------------
+SOFTMAX_MODEL = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        {forward}
+
+
+model = Net()
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(2, 8), torch.tensor([1, 2])
+y_pred = model(x)
+loss = criterion({pred}, y)  # MARK
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+"""
+
+
+def test_tw007_reshaped_softmax_output_is_reported() -> None:
+    for pred in ("y_pred.resize(2, 4)", "y_pred.view(2, -1)", "y_pred.reshape(2, 4)",
+                 "y_pred.squeeze()", "y_pred.unsqueeze(0).squeeze(0).float()"):  # fmt: skip
+        source = SOFTMAX_MODEL.format(forward="return F.softmax(self.fc(x), dim=1)", pred=pred)
+        assert findings(source, "TW007") == [(line_of(source, "# MARK"), "TW007")], pred
+
+
+def test_tw007_reshaped_logits_are_silent() -> None:
+    for pred in ("y_pred.resize(2, 4)", "y_pred.view(2, -1)", "y_pred.squeeze()"):
+        source = SOFTMAX_MODEL.format(forward="return self.fc(x)", pred=pred)
+        assert findings(source, "TW007") == [], pred
+
+
+def test_tw007_reshaped_softmax_tensor_is_reported_and_argmax_is_not_softmax() -> None:
+    source = """\
+    import torch
+    import torch.nn.functional as F
+
+    logits = torch.randn(2, 4, requires_grad=True)
+    y = torch.tensor([1, 2])
+    probs = F.softmax(logits, dim=-1)
+    loss = F.cross_entropy(probs.reshape(2, 4), y)  # MARK
+    other = F.cross_entropy(logits.view(2, 4), y)
+    """
+    assert findings(source, "TW007") == [(line_of(source, "# MARK"), "TW007")]
+
+
+# -- 6. trainwell's own parts as the torch calls they replace -----------------------------
+TRAINWELL_LOOP = """\
+import torch
+import trainwell as tw
+from trainwell import Clipping
+
+model = torch.nn.Linear(2, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.{sched}
+precision = {precision}
+clipping = Clipping(max_norm=1.0)
+strategy = tw.SingleDevice("cuda")
+loader = torch.utils.data.DataLoader(range(10))
+for epoch in range(10):
+    for x in loader:
+        with precision.autocast():
+            loss = model(x).sum()
+{body}
+"""
+FP16 = 'tw.Precision("fp16", "cuda")'
+STEP_LR = "StepLR(optimizer, step_size=30)"
+
+
+def tw_loop(body: str, precision: str = FP16, sched: str = STEP_LR) -> str:
+    return TRAINWELL_LOOP.format(
+        body=textwrap.indent(textwrap.dedent(body), " " * 8), precision=precision, sched=sched
+    )
+
+
+def test_trainwell_healthy_loop_is_silent() -> None:
+    source = tw_loop("""\
+        optimizer.zero_grad()
+        precision.backward(loss)
+        precision.unscale_(optimizer)
+        clipping(model.parameters())
+        if precision.step(optimizer):
+            pass
+    """)
+    assert findings(source) == []
+
+
+def test_tw001_trainwell_precision_backward_and_step_without_zero_grad() -> None:
+    source = tw_loop("""\
+        precision.backward(loss)
+        precision.step(optimizer)  # MARK
+    """)
+    assert findings(source, "TW001") == [(line_of(source, "# MARK"), "TW001")]
+
+
+def test_tw002_zero_grad_between_precision_backward_and_step() -> None:
+    source = tw_loop("""\
+        precision.backward(loss)
+        optimizer.zero_grad()  # MARK
+        if precision.step(optimizer):
+            pass
+    """)
+    assert findings(source, "TW001", "TW002") == [(line_of(source, "# MARK"), "TW002")]
+
+
+def test_tw006_fp16_precision_clipping_without_unscale() -> None:
+    for clip in ("tw.Clipping(1.0)(model.parameters())",
+                 "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)",
+                 "strategy.clip(clipping, list(model.parameters()))"):  # fmt: skip
+        source = tw_loop(f"""\
+            optimizer.zero_grad()
+            precision.backward(loss)
+            {clip}  # MARK
+            precision.step(optimizer)
+        """)
+        assert findings(source, "TW006") == [(line_of(source, "# MARK"), "TW006")], clip
+
+
+def test_tw006_silent_with_unscale_or_without_fp16() -> None:
+    body = """\
+        optimizer.zero_grad()
+        precision.backward(loss)
+        {unscale}
+        clipping(model.parameters())
+        precision.step(optimizer)
+    """
+    source = tw_loop(body.format(unscale="precision.unscale_(optimizer)"))
+    assert findings(source, "TW006") == []
+    for other in ('tw.Precision("bf16", "cuda")', 'tw.Precision("auto", "cuda")'):
+        source = tw_loop(body.format(unscale="pass"), precision=other)
+        assert findings(source, "TW006") == [], other
+
+
+def test_tw005_trainwell_clipping_after_step_or_before_backward() -> None:
+    source = tw_loop("""\
+        optimizer.zero_grad()
+        precision.backward(loss)
+        precision.unscale_(optimizer)
+        precision.step(optimizer)
+        strategy.clip(clipping, list(model.parameters()))  # MARK
+    """)
+    assert findings(source, "TW005") == [(line_of(source, "# MARK"), "TW005")]
+    source = tw_loop("""\
+        optimizer.zero_grad()
+        clipping(model.parameters())  # MARK
+        precision.backward(loss)
+        precision.step(optimizer)
+    """)
+    assert findings(source, "TW005") == [(line_of(source, "# MARK"), "TW005")]
+
+
+def test_tw005_clipping_an_unknown_object_is_not_clipping() -> None:
+    source = tw_loop("""\
+        optimizer.zero_grad()
+        precision.backward(loss)
+        precision.step(optimizer)
+        strategy.clip(something, list(model.parameters()))
+        postprocess(model.parameters())
+    """)
+    assert findings(source, "TW005") == []
+
+
+def test_tw003_tw004_scheduler_gated_by_precision_step() -> None:
+    body = """\
+        optimizer.zero_grad()
+        precision.backward(loss)
+        if precision.step(optimizer):
+            scheduler.step()  # MARK
+    """
+    source = tw_loop(body)
+    assert findings(source, "TW003", "TW004") == [(line_of(source, "# MARK"), "TW003")]
+    source = tw_loop(body, sched="OneCycleLR(optimizer, 0.1, total_steps=10000)")
+    assert findings(source, "TW003", "TW004") == []
+
+
+def test_precision_step_then_epoch_scheduler_after_the_batch_loop_is_silent() -> None:
+    source = tw_loop("""\
+        optimizer.zero_grad()
+        precision.backward(loss)
+        precision.step(optimizer)
+    """)
+    source += "    scheduler.step()\n"  # in the epoch loop, after the batch loop
+    assert findings(source) == []
+
+
+def test_precision_is_tracked_by_assignment_only() -> None:
+    # a name that merely looks like a precision (no trainwell constructor) stays unknown
+    source = tw_loop(
+        """\
+        precision.backward(loss)
+        precision.step(optimizer)
+    """,
+        precision="make_precision()",
+    )
+    assert findings(source, "TW001") == []
