@@ -51,6 +51,7 @@ GRAD_CONTEXTS = {"no_grad", "inference_mode"}
 # Model methods that run the network (seq2seq / autoencoder halves count as forward passes).
 FORWARD_METHODS = {"forward", "encode", "decode"}
 ENGINE_WORDS = ("accelerator", "fabric", "engine", "deepspeed", "trainer")
+TRAINWELL_FIT = {"trainwell.fit", "trainwell.loop.fit"}
 Path = tuple[tuple[int, int], ...]
 
 
@@ -129,6 +130,49 @@ class RawFinding:
     line: int
     col: int
     message: str
+    path: str | None = None  # another file of the project (cross-file findings); None: this one
+
+
+# -- facts from other files of the project (see :mod:`.project`) ---------------------------
+@dataclass(frozen=True)
+class ForeignNode:
+    """Where something happens in another file of the project (stands in for its AST node)."""
+
+    path: str
+    lineno: int
+    col_offset: int
+    checked: bool  # the file is among the checked paths: findings may be reported there
+    func: str  # the function it sits in, for messages
+
+
+@dataclass(frozen=True)
+class ForeignClass:
+    """A class defined in another file: an nn.Module? does its forward() end in softmax?"""
+
+    name: str
+    is_module: bool
+    flags: frozenset[str] = frozenset()
+
+
+@dataclass
+class ForeignFunction:
+    """A module-level function of another file, summarised as it would be in this one."""
+
+    name: str
+    summary: Summary
+    path: str
+    checked: bool
+    # TW012 inside the function itself (its own eval() then a forward without no_grad):
+    # reported when a caller anywhere runs it with autograd on.
+    candidates: list[RawFinding] = field(default_factory=list)
+
+
+@dataclass
+class Foreign:
+    """What the imports of one file resolve to among the project's files."""
+
+    names: dict[str, ForeignClass | ForeignFunction] = field(default_factory=dict)
+    modules: dict[str, dict[str, ForeignClass | ForeignFunction]] = field(default_factory=dict)
 
 
 def is_prefix(a: Path, b: Path) -> bool:
@@ -175,8 +219,15 @@ class Checks(Protocol):
 class FileAnalysis:
     """Holds everything known about one file and drives the walks over its scopes."""
 
-    def __init__(self, tree: ast.Module, target_torch: tuple[int, int], checks: Checks) -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        target_torch: tuple[int, int],
+        checks: Checks,
+        foreign: Foreign | None = None,
+    ) -> None:
         self.tree = tree
+        self.foreign = foreign
         self.target_torch = target_torch
         # The analysis walks the code and records events; the rules judge them.  The rules
         # depend on the analysis, never the reverse, so they are handed in here (engine.py
@@ -199,6 +250,9 @@ class FileAnalysis:
         self.module_env: dict[str, Value | None] = {}
         self.no_grad_candidates: list[tuple[ast.AST | None, RawFinding]] = []
         self._facts: dict[ast.AST, ScopeFacts] = {}
+        # functions passed as ``step_fn=`` to trainwell's fit(): each call is a training step
+        # (kept across the two passes: the fit() call may come after the function's walk)
+        self.step_fns: set[ast.AST] = set()
         self._index()
 
     # -- indexing -------------------------------------------------------------------------
@@ -207,7 +261,11 @@ class FileAnalysis:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[node.name] = node
         class_nodes = [n for n in self.nodes if isinstance(n, ast.ClassDef)]
-        local_modules: set[str] = set()
+        local_modules: set[str] = {
+            name
+            for name, sym in (self.foreign.names.items() if self.foreign else ())
+            if isinstance(sym, ForeignClass) and sym.is_module
+        }
         # Iterate to a fixpoint so that subclasses of local nn.Module subclasses count too.
         for _ in range(3):
             for cls in class_nodes:
@@ -266,11 +324,16 @@ class FileAnalysis:
             self._facts[scope] = scope_facts(scope)
         return self._facts[scope]
 
-    def report(self, code: str, node: ast.AST, message: str) -> None:
+    def report(self, code: str, node: ast.AST | ForeignNode, message: str) -> None:
         if self.collect:
             line = getattr(node, "lineno", 1)
             col = getattr(node, "col_offset", 0) + 1
-            self.findings.append(RawFinding(code, line, col, message))
+            path = None
+            if isinstance(node, ForeignNode):
+                if not node.checked:
+                    return  # in a file outside the checked paths: nowhere to report it
+                path = node.path
+            self.findings.append(RawFinding(code, line, col, message, path))
 
     def summary_of(
         self, func: ast.FunctionDef | ast.AsyncFunctionDef, parent_env: dict | None = None
@@ -362,7 +425,10 @@ def scope_facts(scope: ast.AST) -> ScopeFacts:
     for node in _own_nodes(scope):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr == "backward":
-                if isinstance(node.func.value, ast.Name):
+                if _is_strategy(dotted(node.func.value)) and len(node.args) >= 2:
+                    if isinstance(node.args[0], ast.Name):  # strategy.backward(loss, ...)
+                        backward_names.add(node.args[0].id)
+                elif isinstance(node.func.value, ast.Name):
                     backward_names.add(node.func.value.id)
                 involved |= names_in(node.func.value)
                 for arg in node.args:
@@ -415,6 +481,8 @@ class ScopeWalker:
         self.grad_context_names: set[str] = set()  # ctx = torch.no_grad()
         self.returns: list[Value | None] = []
         self.local_funcs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.func_aliases: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # f = my_fn
+        self.is_step_fn = func is not None and func in fa.step_fns
         self.params: list[str] = []
         self._ids = itertools.count()
         scope = func if func is not None else fa.tree
@@ -525,6 +593,13 @@ class ScopeWalker:
                     self.bind(sub_target, self.ev(sub_value), sub_value)
                 return
         value = self.ev(value_node)
+        aliased = self._function_named(value_node)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                if aliased is not None:
+                    self.func_aliases[target.id] = aliased
+                else:
+                    self.func_aliases.pop(target.id, None)
         chained_eval = _chained_eval(value_node)
         if chained_eval is not None and value is None:
             value = Value(V.MODEL)  # only modules have .eval()
@@ -880,9 +955,19 @@ class ScopeWalker:
         arg_vals = [self.ev(a) for a in call.args]
         kw_vals = {kw.arg: self.ev(kw.value) for kw in call.keywords}
 
+        if qual in TRAINWELL_FIT:
+            self._register_step_fn(call)
         local = self._resolve_local(func)
         if local is not None:
             return self._local_call(call, *local, arg_vals, kw_vals)
+        foreign = self._resolve_foreign(func)
+        if isinstance(foreign, ForeignFunction):
+            return self._foreign_call(call, foreign)
+        if isinstance(foreign, ForeignClass):
+            # a model class of another file: its forward()'s softmax comes with it
+            return (
+                Value(V.MODEL, cls=foreign.name, flags=foreign.flags) if foreign.is_module else None
+            )
         if isinstance(func, ast.Attribute) and not self._is_module_path(recv_node):
             result = self._method_call(call, func.attr, recv_node, recv_val, arg_vals)
             if result is not NOTHING:
@@ -897,6 +982,90 @@ class ScopeWalker:
             return self._call_value(call, callee_val, arg_vals)
         self.emit(OPAQUE, call, args=_arg_names(call))
         return None
+
+    # -- other files of the project, trainwell's fit() ------------------------------------
+    def _function_named(
+        self, node: ast.expr | None
+    ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The function of this file a bare name refers to (``step = my_step``)."""
+        if not isinstance(node, ast.Name):
+            return None
+        if node.id in self.func_aliases:
+            return self.func_aliases[node.id]
+        if node.id in self.local_funcs:
+            return self.local_funcs[node.id]
+        if node.id in self.fa.functions and node.id not in self.env:
+            return self.fa.functions[node.id]
+        return None
+
+    def _register_step_fn(self, call: ast.Call) -> None:
+        """``tw.fit(model, data, step_fn=my_step)``: ``my_step`` runs every training step."""
+        func = self._function_named(keyword(call, "step_fn"))
+        if func is not None:
+            self.fa.step_fns.add(func)
+
+    def _resolve_foreign(self, func: ast.expr) -> ForeignClass | ForeignFunction | None:
+        """A class or function imported from another file of the project, if ``func`` is one."""
+        foreign = self.fa.foreign
+        name = dotted(func)
+        if foreign is None or name is None:
+            return None
+        root = name.partition(".")[0]
+        if root in self.env or root in self.local_funcs or root in self.func_aliases:
+            return None  # rebound here
+        if self.func is not None and root in self.fa.module_env:
+            return None
+        if "." not in name:
+            if name in self.fa.functions or name in self.fa.classes:
+                return None
+            return foreign.names.get(name)
+        module, _, attr = name.rpartition(".")
+        return foreign.modules.get(module, {}).get(attr)
+
+    def _argmap(
+        self,
+        call: ast.Call,
+        params: list[str],
+        arg_vals: list[Value | None],
+        kw_vals: dict[str | None, Value | None],
+    ) -> tuple[dict[str, str], dict[str, Value | None]]:
+        """Caller's names and values for a callee's parameters."""
+        argmap: dict[str, str] = {}
+        values: dict[str, Value | None] = {}
+        if not any(isinstance(a, ast.Starred) for a in call.args):
+            for param, arg, value in zip(params, call.args, arg_vals, strict=False):
+                values[param] = value
+                if dotted(arg):
+                    argmap[param] = dotted(arg)  # type: ignore[assignment]
+        for kw in call.keywords:
+            if kw.arg in params:
+                values[kw.arg] = kw_vals.get(kw.arg)
+                if dotted(kw.value):
+                    argmap[kw.arg] = dotted(kw.value)  # type: ignore[assignment]
+        return argmap, values
+
+    def _foreign_call(self, call: ast.Call, func: ForeignFunction) -> Value | None:
+        summary = func.summary
+        argmap, _ = self._argmap(call, summary.params, [None] * len(call.args), {})
+        self.emit(CALL, call, summary=summary, argmap=argmap, args=_arg_names(call))
+        if self.fa.collect and not self.no_grad():
+            for cand in func.candidates:  # the helper's own eval() + forward without no_grad
+                if func.checked:
+                    self.fa.findings.append(
+                        RawFinding(
+                            cand.code, cand.line, cand.col, cand.message, cand.path or func.path
+                        )
+                    )
+                else:  # its file is not checked: say it at the call
+                    self.fa.findings.append(
+                        RawFinding(
+                            cand.code,
+                            call.lineno,
+                            call.col_offset + 1,
+                            f"{dotted(call.func)}() (in {func.path}:{cand.line}): {cand.message}",
+                        )
+                    )
+        return summary.returns
 
     def _is_module_path(self, node: ast.expr | None) -> bool:
         name = dotted(node)
@@ -997,6 +1166,12 @@ class ScopeWalker:
         if recv_val is not None and recv_val.kind == V.SCALER and call.args:
             # trainwell's precision.backward(loss): scaler.scale(loss).backward() when fp16
             amp = V.FP16 in recv_val.flags
+            self.emit(BACKWARD, call, value=arg_vals[0], receiver=dotted(call.args[0]), amp=amp)
+            return None
+        if _is_strategy(recv_name) and len(call.args) >= 2:
+            # trainwell: strategy.backward(loss, precision, model, last=...)
+            precision = arg_vals[1]
+            amp = precision is not None and precision.kind == V.SCALER and V.FP16 in precision.flags
             self.emit(BACKWARD, call, value=arg_vals[0], receiver=dotted(call.args[0]), amp=amp)
             return None
         engine = recv_name is not None and any(w in recv_name.lower() for w in ENGINE_WORDS)
@@ -1183,18 +1358,7 @@ class ScopeWalker:
         params = [a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]]
         if via_self and params and params[0] == "self":
             params = params[1:]
-        argmap: dict[str, str] = {}
-        values: dict[str, Value | None] = {}
-        if not any(isinstance(a, ast.Starred) for a in call.args):
-            for param, arg, value in zip(params, call.args, arg_vals, strict=False):
-                values[param] = value
-                if dotted(arg):
-                    argmap[param] = dotted(arg)  # type: ignore[assignment]
-        for kw in call.keywords:
-            if kw.arg in params:
-                values[kw.arg] = kw_vals.get(kw.arg)
-                if dotted(kw.value):
-                    argmap[kw.arg] = dotted(kw.value)  # type: ignore[assignment]
+        argmap, values = self._argmap(call, params, arg_vals, kw_vals)
         values = {k: _rename_alias(v, argmap) for k, v in values.items()}
         self.fa.record_call(func, params, values, self.no_grad())
         summary = (
@@ -1263,6 +1427,11 @@ def _chained_eval(node: ast.expr | None) -> ast.Call | None:
             found = found or node
         node = node.func.value
     return found if isinstance(node, ast.Call) else None
+
+
+def _is_strategy(name: str | None) -> bool:
+    """trainwell's strategy object (``strategy.backward(loss, precision, model, last=...)``)."""
+    return "strategy" in last_part(name).lower()
 
 
 def _arg_names(call: ast.Call) -> tuple[str, ...]:

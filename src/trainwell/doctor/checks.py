@@ -27,6 +27,7 @@ from .analysis import (
     ZERO,
     Event,
     FileAnalysis,
+    ForeignNode,
     ModeEffect,
     RawFinding,
     ScopeWalker,
@@ -208,6 +209,7 @@ def run_scope_checks(w: ScopeWalker) -> None:
     check_plateau(w)
     check_accumulation_scaling(w)
     check_eval_leak(w)
+    check_step_fn_eval(w)
     collect_no_grad_candidates(w)
 
 
@@ -600,6 +602,26 @@ def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str)
     return False
 
 
+def check_step_fn_eval(w: ScopeWalker) -> None:
+    """TW010: a ``step_fn`` given to trainwell's fit() that leaves a model in eval mode."""
+    if not w.is_step_fn:
+        return
+    modes = _final_modes(w)
+    for key, effect in modes.items():
+        if effect.final != "eval":
+            continue
+        evals = [e for e in w.events if e.kind == EVAL and e.receiver == key and not e.path]
+        if evals:
+            _report(
+                w,
+                "TW010",
+                evals[-1].node,
+                f"{key}.eval() in the step_fn given to fit(): step_fn runs every training "
+                f"step, so the model trains in eval mode (dropout off, BatchNorm statistics "
+                "frozen): remove it",
+            )
+
+
 def collect_no_grad_candidates(w: ScopeWalker) -> None:
     """TW012: model(x) after model.eval() with autograd on and no gradient use in sight."""
     if w.facts.grad_machinery:
@@ -611,25 +633,35 @@ def collect_no_grad_candidates(w: ScopeWalker) -> None:
         if e.kind != EVAL or not e.receiver or e.receiver in in_eval:
             continue
         in_eval.add(e.receiver)
-        forward = _unguarded_forward(w.events[index + 1 :], e.receiver)
-        if forward is None:
+        found = _unguarded_forward(w.events[index + 1 :], e.receiver)
+        if found is None:
             continue
+        forward, via = found
         line = getattr(forward, "lineno", 1)
         col = getattr(forward, "col_offset", 0) + 1
-        finding = RawFinding(
-            "TW012",
-            line,
-            col,
+        message = (
             f"{e.receiver}(...) runs after "
             f"{e.receiver}.eval() without torch.no_grad(): autograd records a "
-            "graph for nothing",
+            "graph for nothing"
         )
+        path = None
+        if isinstance(forward, ForeignNode):
+            # a helper of another file runs the forward: reported there, as for a helper of
+            # this file, when that file is checked too; otherwise here, at the call
+            if forward.checked:
+                path = forward.path
+            else:
+                line, col = getattr(via, "lineno", 1), getattr(via, "col_offset", 0) + 1
+                message = f"{forward.func}() (in {forward.path}:{forward.lineno}): {message}"
+        finding = RawFinding("TW012", line, col, message, path)
         w.fa.no_grad_candidates.append((w.func, finding))
 
 
-def _unguarded_forward(after: list[Event], key: str) -> ast.AST | None:
-    """The first forward pass of ``key`` with autograd on, here or in a called function."""
+def _unguarded_forward(after: list[Event], key: str) -> tuple[ast.AST, ast.AST] | None:
+    """The first forward pass of ``key`` with autograd on, here or in a called function
+    (with the event's node that reaches it: the forward itself or the call)."""
     forward: ast.AST | None = None
+    via: ast.AST | None = None
     for e in after:
         if e.kind in {TRAIN, MODE_UNKNOWN} and e.receiver == key:
             break
@@ -638,12 +670,13 @@ def _unguarded_forward(after: list[Event], key: str) -> ast.AST | None:
         if forward is not None or e.no_grad:
             continue
         if e.kind == FORWARD and e.receiver == key:
-            forward = e.node
+            forward = via = e.node
         elif e.kind == CALL and e.summary is not None:
             forward = next(
                 (node for k, node in e.summary.forwards.items() if caller_key(e, k) == key), None
             )
-    return forward
+            via = e.node
+    return (forward, via) if forward is not None and via is not None else None
 
 
 # -- in-walk checks (called from the walker while values are current) ---------------------
@@ -686,9 +719,28 @@ def check_accumulation(
     w: ScopeWalker, container: str | None, value: Value | None, node: ast.AST
 ) -> None:
     """TW011 at ``acc += loss`` / ``acc.append(loss)`` / ``acc[k] = loss``."""
-    if value is None or value.kind != V.LOSS or container is None or not w.loop_stack:
+    if value is None or value.kind != V.LOSS or container is None:
         return
-    if w.no_grad() or container not in w.bind_loops:
+    if not w.loop_stack and w.is_step_fn and not w.no_grad():
+        # a step_fn given to fit() runs once per training step: whatever it did not create
+        # itself (a global, an attribute, a closure's list) outlives the step
+        root = container.split(".")[0]
+        outlives = root not in w.bind_loops or ("." in container and root in w.params)
+        if (
+            not outlives
+            or root in w.backward_involved
+            or last_part(container) in w.backward_involved
+        ):
+            return
+        _report(
+            w,
+            "TW011",
+            node,
+            f"the loss tensor is kept in '{container}' beyond the step (step_fn runs every "
+            "training step) with its whole autograd graph: use loss.item() or loss.detach()",
+        )
+        return
+    if not w.loop_stack or w.no_grad() or container not in w.bind_loops:
         return
     bound_in = w.bind_loops[container]
     if all(loop in bound_in for loop in w.loop_stack):

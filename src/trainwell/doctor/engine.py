@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import checks
-from .analysis import FileAnalysis
+from .analysis import FileAnalysis, RawFinding
 from .config import (
     MODERN_TORCH,
     DoctorConfig,
@@ -20,6 +20,7 @@ from .config import (
     config_for,
     parse_version,
 )
+from .project import ProjectIndex
 from .rules import RULES
 from .sources import NOTEBOOK_SUFFIX, SourceError, read_notebook, read_python
 from .target import Target, find_target
@@ -135,7 +136,11 @@ def _check_text(
     version: tuple[int, int],
     select_codes: tuple[str, ...] | None,
     ignore_codes: tuple[str, ...] | None,
+    project: ProjectIndex | None = None,
+    routed: list[RawFinding] | None = None,
 ) -> list[Finding]:
+    """Findings of one file; with a ``project``, imports of its other files are followed and
+    findings that belong in another file (a helper's forward pass) go to ``routed``."""
     try:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError) as exc:
@@ -145,7 +150,8 @@ def _check_text(
         raw = [Finding(path, line, col, "TW000", f"syntax error: {msg}", "error")]
         return [f for f in raw if _selected(f.code, select_codes, ignore_codes)]
     try:
-        raw_findings = FileAnalysis(tree, version, checks).run()
+        foreign = project.foreign_for(Path(path), tree) if project is not None else None
+        raw_findings = FileAnalysis(tree, version, checks, foreign).run()
     except Exception as exc:  # pragma: no cover - defensive (RecursionError included)
         # A checker bug on one odd file must not abort a CI run over a whole tree; say so
         # on stderr and treat the file as clean (precision first).
@@ -154,6 +160,10 @@ def _check_text(
     lines = text.splitlines()
     findings: set[Finding] = set()
     for raw in raw_findings:
+        if raw.path is not None and raw.path != path:
+            if routed is not None:
+                routed.append(raw)
+            continue
         if not _selected(raw.code, select_codes, ignore_codes):
             continue
         line_text = lines[raw.line - 1] if 0 < raw.line <= len(lines) else ""
@@ -227,6 +237,8 @@ def _check_file(
     version: tuple[int, int],
     select: tuple[str, ...] | None,
     ignore: tuple[str, ...] | None,
+    project: ProjectIndex | None = None,
+    routed: list[RawFinding] | None = None,
 ) -> list[Finding]:
     path = str(file)
     if file.suffix == NOTEBOOK_SUFFIX:
@@ -235,7 +247,7 @@ def _check_file(
         except SourceError as exc:
             return [Finding(path, 1, 1, "TW000", str(exc))]
         mapped = []
-        for f in _check_text(notebook.text, path, version, select, ignore):
+        for f in _check_text(notebook.text, path, version, select, ignore, project, routed):
             cell, line = notebook.locate(f.line)
             mapped.append(Finding(path, line, f.col, f.code, f.message, f.severity, cell))
         return mapped
@@ -243,7 +255,7 @@ def _check_file(
         source = read_python(file)
     except SourceError as exc:
         return [Finding(path, 1, 1, "TW000", str(exc))]
-    return _check_text(source.text, path, version, select, ignore)
+    return _check_text(source.text, path, version, select, ignore, project, routed)
 
 
 def check_files(
@@ -267,6 +279,10 @@ def check_files(
     validated: dict[DoctorConfig, tuple] = {}
     findings: list[Finding] = []
     targets: dict[str, Target] = {}
+    # module name -> facts of the checked files (and their siblings), once per run
+    project = ProjectIndex(files, checks)
+    routed: list[RawFinding] = []
+    file_codes: dict[str, tuple] = {}
     for file in files:
         config = config_for(file) if use_config else DoctorConfig()
         config_select, config_ignore = _file_codes(config, validated)
@@ -283,8 +299,39 @@ def check_files(
         else:
             target = find_target(file)
         targets[str(file)] = target
-        findings += _check_file(file, target.version, file_select, file_ignore)
+        file_codes[str(file)] = (file_select, file_ignore)
+        findings += _check_file(file, target.version, file_select, file_ignore, project, routed)
+    findings += _routed_findings(routed, file_codes, findings)
     return CheckResult(sorted(findings, key=Finding.sort_key), targets, files)
+
+
+def _routed_findings(
+    routed: list[RawFinding], file_codes: dict[str, tuple], findings: list[Finding]
+) -> list[Finding]:
+    """Findings that one file's analysis placed in another checked file (a forward pass in a
+    helper it imports), under that file's select/ignore and noqa comments, each once."""
+    seen = {(f.path, f.line, f.col, f.code) for f in findings}
+    lines: dict[str, list[str]] = {}
+    result: list[Finding] = []
+    for raw in routed:
+        path = raw.path or ""
+        key = (path, raw.line, raw.col, raw.code)
+        if path not in file_codes or key in seen:
+            continue
+        seen.add(key)
+        if not _selected(raw.code, *file_codes[path]):
+            continue
+        if path not in lines:
+            try:
+                lines[path] = read_python(Path(path)).text.splitlines()
+            except SourceError:
+                lines[path] = []
+        text = lines[path]
+        if _suppressed(text[raw.line - 1] if 0 < raw.line <= len(text) else "", raw.code):
+            continue
+        result.append(Finding(path, raw.line, raw.col, raw.code, raw.message,
+                              RULES[raw.code].severity))  # fmt: skip
+    return result
 
 
 def check_paths(

@@ -1,0 +1,205 @@
+"""Facts shared across the files of one run: what ``from model import Net`` refers to.
+
+When several files (or a directory) are checked together, an import of a sibling module
+(``import model``, ``from model import Net``, ``from .models import Net``) is resolved to a
+file among the checked paths, or to a file of the importing file's own directory (package).
+That file is parsed and analysed once per run (nothing is imported or executed), and what a
+caller needs from it is kept: which classes are nn.Modules whose forward() ends in softmax,
+and a summary of each module-level function (does it train? set a model's mode? run a
+forward pass with autograd on?).  Import cycles are cut: a module met again while its own
+facts are being computed is treated as unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import values as V
+from .analysis import (
+    Checks,
+    FileAnalysis,
+    Foreign,
+    ForeignClass,
+    ForeignFunction,
+    ForeignNode,
+    Summary,
+)
+from .config import MODERN_TORCH
+from .sources import SourceError, read_python
+
+Symbol = ForeignClass | ForeignFunction
+
+
+@dataclass
+class ModuleFacts:
+    """What other files may use from one module of the project."""
+
+    path: str
+    symbols: dict[str, Symbol] = field(default_factory=dict)
+    reexported: dict[str, Symbol] = field(default_factory=dict)  # its own imports
+
+    def get(self, name: str) -> Symbol | None:
+        return self.symbols.get(name) or self.reexported.get(name)
+
+
+def _module_name(file: Path) -> str:
+    """Dotted module name of a file, through the packages (``__init__.py``) above it."""
+    parts = [file.stem] if file.stem != "__init__" else []
+    parent = file.parent
+    while (parent / "__init__.py").is_file() and parent.parent != parent:
+        parts.insert(0, parent.name)
+        parent = parent.parent
+    return ".".join(parts)
+
+
+class ProjectIndex:
+    """Module facts of the files of one run, computed lazily and cached."""
+
+    def __init__(self, files: list[Path], checks: Checks) -> None:
+        self.checks = checks
+        self.checked: dict[Path, str] = {}  # resolved path -> path as reported
+        self.by_name: dict[str, Path] = {}
+        for file in files:
+            if file.suffix != ".py":
+                continue
+            key = file.resolve()
+            self.checked[key] = str(file)
+            self.by_name.setdefault(_module_name(key), key)
+        self._facts: dict[Path, ModuleFacts | None] = {}
+        self._busy: set[Path] = set()
+        self._texts: dict[Path, str] = {}
+
+    # -- resolution -----------------------------------------------------------------------
+    def _file_at(self, base: Path, parts: list[str]) -> Path | None:
+        if not parts:
+            candidates = [base / "__init__.py"]
+        else:
+            stem = base.joinpath(*parts)
+            candidates = [stem.with_name(stem.name + ".py"), stem / "__init__.py"]
+        for candidate in candidates:
+            if candidate.is_file():
+                return candidate.resolve()
+        return None
+
+    def resolve(self, importer: Path, module: str | None, level: int) -> Path | None:
+        """The file ``import module`` (``level`` dots) means in ``importer``, if a project file."""
+        parts = module.split(".") if module else []
+        if any(not part.isidentifier() for part in parts):
+            return None
+        if level:
+            base = importer.parent
+            for _ in range(level - 1):
+                base = base.parent
+            found = self._file_at(base, parts)
+        else:
+            if not parts or parts[0] in {"torch", "trainwell"}:
+                return None
+            # a sibling of the importing file (a script's directory is on sys.path), else a
+            # checked file whose package path is that name
+            found = self._file_at(importer.parent, parts) or self.by_name.get(".".join(parts))
+        if found is None or found == importer.resolve():
+            return None
+        return found
+
+    def foreign_for(self, path: Path, tree: ast.Module) -> Foreign | None:
+        """What the imports of ``path`` (parsed as ``tree``) resolve to in the project."""
+        importer = path.resolve()
+        foreign = Foreign()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    facts = self._facts_of(self.resolve(importer, alias.name, 0))
+                    if facts is not None:
+                        foreign.modules[alias.asname or alias.name] = _symbols(facts)
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if alias.name == "*":
+                        continue
+                    local = alias.asname or alias.name
+                    sub = f"{node.module}.{alias.name}" if node.module else alias.name
+                    facts = self._facts_of(self.resolve(importer, sub, node.level))
+                    if facts is not None:  # from pkg import models: a module
+                        foreign.modules[local] = _symbols(facts)
+                        continue
+                    if node.module is None:
+                        continue
+                    facts = self._facts_of(self.resolve(importer, node.module, node.level))
+                    symbol = facts.get(alias.name) if facts is not None else None
+                    if symbol is not None:
+                        foreign.names[local] = symbol
+        return foreign if foreign.names or foreign.modules else None
+
+    # -- facts ----------------------------------------------------------------------------
+    def _facts_of(self, file: Path | None) -> ModuleFacts | None:
+        if file is None:
+            return None
+        if file in self._facts:
+            return self._facts[file]
+        if file in self._busy:
+            return None  # an import cycle: unknown
+        self._busy.add(file)
+        try:
+            facts = self._analyse(file)
+        except (SourceError, SyntaxError, ValueError, RecursionError):
+            facts = None
+        finally:
+            self._busy.discard(file)
+        self._facts[file] = facts
+        return facts
+
+    def _analyse(self, file: Path) -> ModuleFacts:
+        text = read_python(file).text
+        tree = ast.parse(text, filename=str(file))
+        fa = FileAnalysis(tree, MODERN_TORCH, self.checks, self.foreign_for(file, tree))
+        fa.run()
+        checked = file in self.checked
+        shown = self.checked.get(file, str(file))
+        facts = ModuleFacts(shown, reexported=dict(fa.foreign.names) if fa.foreign else {})
+        for name, info in fa.classes.items():
+            if info.node in tree.body:
+                facts.symbols[name] = ForeignClass(name, info.is_module, fa.forward_flags(name))
+        for name, func in fa.functions.items():
+            summary = fa.summaries.get(func)
+            if summary is None:
+                continue
+            candidates = [finding for owner, finding in fa.no_grad_candidates if owner is func]
+            facts.symbols[name] = ForeignFunction(
+                name, _export(summary, shown, checked, name), shown, checked, candidates
+            )
+        return facts
+
+
+def _symbols(facts: ModuleFacts) -> dict[str, Symbol]:
+    return {**facts.reexported, **facts.symbols}
+
+
+def _export(summary: Summary, path: str, checked: bool, func: str) -> Summary:
+    """A summary usable from another file: nodes become ForeignNodes, and only what the
+    function does to its parameters is kept (its own file's globals are not the caller's)."""
+    params = set(summary.params)
+
+    def keep(key: str) -> bool:
+        return key.split(".")[0] in params
+
+    def node(n: object) -> ForeignNode:
+        if isinstance(n, ForeignNode):
+            return n
+        lineno, col = getattr(n, "lineno", 1), getattr(n, "col_offset", 0)
+        return ForeignNode(path, lineno, col, checked, func)
+
+    returns = summary.returns
+    if returns is not None and returns.kind not in {V.MODEL, V.LOSS, V.TENSOR, V.OUTPUT}:
+        returns = None
+    return Summary(
+        params=list(summary.params),
+        backward=[node(n) for n in summary.backward],  # type: ignore[misc]
+        steps=[node(n) for n in summary.steps],  # type: ignore[misc]
+        zero_grad=summary.zero_grad,
+        train_loop=summary.train_loop,
+        sched_steps={k for k in summary.sched_steps if keep(k)},
+        modes={k: v for k, v in summary.modes.items() if keep(k)},
+        returns=returns,
+        forwards={k: node(n) for k, n in summary.forwards.items() if keep(k)},  # type: ignore[misc]
+    )
