@@ -105,7 +105,8 @@ class Clipping:
 
     def _scale(self, grads: list[torch.Tensor], total: torch.Tensor) -> None:
         # No error_if_nonfinite and no branch on the value: either would sync with the host.
-        grads = local_parts(grads)  # a shard scaled by the global coefficient
+        if is_sharded(grads[0]):  # each shard scaled by the global coefficient
+            grads = local_parts(grads)
         coef = torch.clamp(self.max_norm / (total + 1e-6), max=1.0)
         if len({(g.device, g.dtype) for g in grads}) == 1:
             torch._foreach_mul_(grads, coef.to(grads[0].device))
