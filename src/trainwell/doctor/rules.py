@@ -195,7 +195,9 @@ _RULES = [
         "end of an epoch and nothing calls model.train() before the next epoch's training, "
         "every epoch after the first trains in eval mode: no regularisation, stale batch "
         "statistics, silently worse results. A validation helper defined in the same file "
-        "that restores train() before returning counts as restoring.",
+        "that restores train() before returning counts as restoring. A step_fn passed to "
+        "trainwell.fit() runs every training step: one that leaves the model in eval mode "
+        "is reported too.",
         "for epoch in range(epochs):\n"
         "    for x, y in train_loader:\n"
         "        ...\n"
@@ -217,7 +219,9 @@ _RULES = [
         "A loss tensor keeps a reference to the whole autograd graph of its iteration "
         "(activations included). total += loss or losses.append(loss) keeps every "
         "iteration's graph alive: memory grows each step until an out-of-memory error hours "
-        "later, and training slows down. Use loss.item() (or loss.detach() to avoid a sync).",
+        "later, and training slows down. Use loss.item() (or loss.detach() to avoid a sync). "
+        "A step_fn passed to trainwell.fit() that stores its loss in a global, a closure or "
+        "an attribute is reported too.",
         "running_loss = 0.0\n"
         "for x, y in loader:\n"
         "    loss = criterion(model(x), y)\n"
