@@ -57,6 +57,8 @@ def main():
     parser.add_argument("--dropout", type=float, default=0.0)
     parser.add_argument("--softmax-on-rank", type=int, default=None)  # a bug on one rank
     parser.add_argument("--sharded", choices=["auto", "true", "false"], default="auto")
+    parser.add_argument("--async-save", action="store_true")  # checkpoint.async_save
+    parser.add_argument("--dataloader", action="store_true")  # the user's own DataLoader
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -67,10 +69,14 @@ def main():
     if args.softmax_on_rank == int(os.environ.get("RANK", "0")):
         model.append(nn.Softmax(dim=-1))  # probabilities into CrossEntropyLoss, on this rank
     observers = [SlowOnSignal(args.pid_dir)] if args.pid_dir else []
+    train = (x[:192], y[:192])
+    if args.dataloader:  # in order: one process's batch 2B holds the two ranks' batches B
+        dataset = torch.utils.data.TensorDataset(*train)
+        train = torch.utils.data.DataLoader(dataset, batch_size=args.batch, shuffle=False)
     with process_group():  # the job's own: the sharded model is still usable after fit()
         result = tw.fit(
             model,
-            (x[:192], y[:192]),
+            train,
             (x[192:], y[192:]),
             metrics=["accuracy"],
             observers=observers,
@@ -91,6 +97,7 @@ def main():
                     "resume": args.resume,
                     "min_interval_s": 0,
                     "sharded": {"true": True, "false": False}.get(args.sharded, "auto"),
+                    "async_save": args.async_save,
                 },
                 "monitor": {"restore_best": False},
             },

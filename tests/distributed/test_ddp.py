@@ -20,11 +20,14 @@ from tests.distributed.launch import JOB, alone, env, load, torchrun, torchrun_c
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize("accumulate", [1, 2])
-def test_two_ranks_with_batch_b_equal_one_process_with_batch_2b(tmp_path, accumulate):
+@pytest.mark.parametrize(
+    ("accumulate", "data"), [(1, "tensors"), (2, "tensors"), (1, "dataloader")]
+)
+def test_two_ranks_with_batch_b_equal_one_process_with_batch_2b(tmp_path, accumulate, data):
     out = str(tmp_path / "w")
-    torchrun("--out", f"{out}-ddp", "--batch", "16", "--accumulate", str(accumulate))
-    alone("--out", f"{out}-one", "--batch", "32", "--accumulate", str(accumulate))
+    extra = ["--dataloader"] if data == "dataloader" else []  # the user's own, sharded by rank
+    torchrun("--out", f"{out}-ddp", "--batch", "16", "--accumulate", str(accumulate), *extra)
+    alone("--out", f"{out}-one", "--batch", "32", "--accumulate", str(accumulate), *extra)
     ddp0, ddp1 = load(f"{out}-ddp.rank0"), load(f"{out}-ddp.rank1")
     one = load(f"{out}-one.rank0")
     assert ddp0["steps"] == one["steps"] == 3 * 192 // (32 * accumulate)

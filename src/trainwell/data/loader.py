@@ -45,6 +45,7 @@ from trainwell.data.placement import (
     place_tensors,
     wants_pinned_batches,
 )
+from trainwell.data.sharding import shard_dataloader
 from trainwell.data.workers import choose_num_workers
 from trainwell.errors import DataError
 from trainwell.userframe import warn_at_user
@@ -363,7 +364,9 @@ def make_loader(
 ) -> Any:
     """A loader for ``data`` with reproducible order and sensible defaults.
 
-    - a ``DataLoader`` (or any iterable of batches) is passed through unchanged;
+    - a ``DataLoader`` is passed through unchanged in one process; with ``world_size > 1`` it
+      is rebuilt so that this rank reads a disjoint shard of each epoch (`shard_dataloader`);
+      any other iterable of batches is passed through (it must shard itself);
     - ``(X, y)`` tensors, numpy arrays or a ``TensorDataset`` are batched by whole-batch
       indexing (`TensorLoader`); on CUDA they are first moved to the GPU if they fit in
       ``device_fraction`` of its free memory;
@@ -374,7 +377,16 @@ def make_loader(
     ``num_workers="auto"`` measures a few fetches and picks a count (`choose_num_workers`);
     the loader's ``workers_reason`` says why, and it is logged on the ``trainwell.data`` logger.
     """
-    if isinstance(data, DataLoader) or _is_batch_iterable(data):
+    if isinstance(data, DataLoader):
+        return shard_dataloader(data, rank=rank, world_size=world_size, seed=seed)
+    if _is_batch_iterable(data):
+        if world_size > 1 and rank == 0:
+            warn_at_user(
+                f"the training data ({type(data).__name__}) is an iterable of batches that "
+                f"trainwell cannot split between {world_size} processes: it must yield only "
+                "this rank's batches, or every rank trains on the same data; pass a Dataset "
+                "or a DataLoader to have it sharded"
+            )
         return data
     tensors = as_tensors(data)
     if tensors is not None:
