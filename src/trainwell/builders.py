@@ -240,7 +240,9 @@ def build_checkpointer(cfg: Config, strategy: Strategy) -> Checkpointer | NoChec
 
         writer = _checkpointer(cfg) if strategy.is_main else NoCheckpoints()
         c = cfg.checkpoint
-        return AgreedCheckpoints(strategy, writer, c.every_steps, c.keep_best)
+        return AgreedCheckpoints(
+            strategy, writer, c.every_steps, c.keep_best, async_save=c.async_save
+        )
     return _checkpointer(cfg)
 
 
@@ -282,6 +284,9 @@ class NoCheckpoints:
         return None
 
     def hold(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def wait(self) -> None:
         return None
 
     def __enter__(self) -> NoCheckpoints:

@@ -40,7 +40,7 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -522,12 +522,15 @@ class Checkpointer:
         counters: Any,
         *,
         metrics: Mapping[str, Any] | None = None,
+        before_write: Callable[[], Mapping[str, Any]] | None = None,
         **manifest: Any,
     ) -> SaveRecord | None:
         """Save the state of ``parts`` as ``step-<step>.pt``; None if it was refused (NaN).
 
         ``counters`` supplies step and epoch; ``metrics`` (e.g. the epoch's validation
-        metrics) and ``manifest`` values go into the sidecar.
+        metrics) and ``manifest`` values go into the sidecar. ``before_write`` runs just before
+        the file is written (in the background thread when saving asynchronously) and returns
+        more sidecar values: a sharded save's shards are committed there, before their step file.
         """
         started = time.perf_counter()
         self._last_save_at = time.monotonic()
@@ -548,10 +551,13 @@ class Checkpointer:
             payload["state"] = _snapshot(state)
             record.blocked_s = time.perf_counter() - started
             self._thread = threading.Thread(
-                target=self._write_in_background, args=(payload, record), daemon=False
+                target=self._write_in_background,
+                args=(payload, record, before_write),
+                daemon=False,
             )
             self._thread.start()
         else:
+            _complete_manifest(payload, before_write)
             self._write(payload, record)
             record.blocked_s = time.perf_counter() - started
         self.saves.append(record)
@@ -602,8 +608,14 @@ class Checkpointer:
         record.blocked_s = time.perf_counter() - started
         self.saves.append(record)
 
-    def _write_in_background(self, payload: dict[str, Any], record: SaveRecord) -> None:
+    def _write_in_background(
+        self,
+        payload: dict[str, Any],
+        record: SaveRecord,
+        before_write: Callable[[], Mapping[str, Any]] | None = None,
+    ) -> None:
         try:
+            _complete_manifest(payload, before_write)
             self._write(payload, record)
         except BaseException as exc:  # re-raised in the training thread by wait()
             self._error = exc
@@ -712,6 +724,13 @@ class Checkpointer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _complete_manifest(
+    payload: dict[str, Any], before_write: Callable[[], Mapping[str, Any]] | None
+) -> None:
+    if before_write is not None:
+        payload["manifest"].update(before_write())
 
 
 def _remove_checkpoint(path: Path) -> None:

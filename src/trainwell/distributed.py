@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -302,9 +303,21 @@ class AgreedCheckpoints:
     (``checkpoint.min_interval_s``) reaches the others in one all-reduce.
     """
 
-    def __init__(self, strategy: Any, writer: Any, every_steps: int | None, keep_best: int) -> None:
+    def __init__(
+        self,
+        strategy: Any,
+        writer: Any,
+        every_steps: int | None,
+        keep_best: int,
+        *,
+        async_save: bool = False,
+    ) -> None:
         self.strategy, self.writer, self.every_steps = strategy, writer, every_steps
         self.keep_best = keep_best  # the same on every rank: new-best saves agree
+        self.async_save = async_save  # checkpoint.async_save: shards written in the background
+        self._save_group: Any = None  # the background saves' own process group
+        self._committing: threading.Thread | None = None  # this rank's save in flight (rank > 0)
+        self._error: BaseException | None = None
 
     def __getattr__(self, name: str) -> Any:  # paths, saves, wait, directory: the writer's
         return getattr(self.writer, name)
@@ -329,6 +342,10 @@ class AgreedCheckpoints:
         from trainwell.checkpoint import state_of
 
         state_of(parts)  # this rank's share of the gathering
+        commit = kwargs.get("before_write")
+        if commit is not None:  # this rank's shards are written in the background
+            self._committing = threading.Thread(target=self._commit, args=(commit,))
+            self._committing.start()
         return None
 
     def hold(self, parts: Any, counters: Any, **kwargs: Any) -> None:
@@ -347,7 +364,7 @@ class AgreedCheckpoints:
         """Every rank writes its shards of the model and optimizers; returns the other parts
         with markers in their place and the manifest entry (None: not saved, NaN weights)."""
         from trainwell.fsdp import is_model_or_optimizer
-        from trainwell.sharded import Marker, save_shards, shards_of, weights_finite
+        from trainwell.sharded import Marker, shards_of, start_shards, weights_finite
         from trainwell.userframe import warn_at_user
 
         model = parts["model"]
@@ -358,22 +375,51 @@ class AgreedCheckpoints:
                     "keeping the last good checkpoint"
                 )
             return None, kwargs
-        if self.strategy.is_main:
-            self.writer.wait()  # an earlier save in flight finishes first
+        self.wait()  # an earlier save in flight finishes first, on every rank
         path = self.writer.path_for(counters.step) if self.strategy.is_main else Path("x.pt")
         path = Path(broadcast_object(str(path)))
         shard_parts = {n: p for n, p in parts.items() if is_model_or_optimizer(p, model)}
         optimizers = {n: p for n, p in shard_parts.items() if p is not model}
-        entry = save_shards(path, model, optimizers, self.strategy)
+        group = self._background_group() if self.async_save else None
+        commit = start_shards(path, model, optimizers, self.strategy, group=group)
         marker = Marker(shards_of(path).name)
         rest = {n: marker if n in shard_parts else p for n, p in parts.items()}
-        return rest, {**kwargs, "shards": entry}
+        if group is None:
+            return rest, {**kwargs, "shards": commit()}
+        # The step file is written after the shards' commit: on rank 0 by the writer's thread.
+        return rest, {**kwargs, "before_write": lambda: {"shards": commit()}}
+
+    def _background_group(self) -> Any:
+        """A gloo group for the background saves (created once, by every rank together): their
+        collectives run in another thread, and must never interleave with training's."""
+        if self._save_group is None:
+            self._save_group = dist.new_group(backend="gloo")
+        return self._save_group
+
+    def _commit(self, commit: Any) -> None:
+        try:
+            commit()
+        except BaseException as exc:  # re-raised in the training thread by wait()
+            self._error = exc
+
+    def wait(self) -> None:
+        """Block until this rank's save in flight (if any) is on disk; re-raise its error."""
+        if self._committing is not None:
+            self._committing.join()
+            self._committing = None
+        self.writer.wait()
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
 
     def __enter__(self) -> AgreedCheckpoints:
         self.writer.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._committing is not None:
+            self._committing.join()
+            self._committing = None
         self.writer.__exit__(*exc)
 
 

@@ -18,6 +18,9 @@ The guarantees are those of a single-file checkpoint:
 * **Retention** removes a step's shard directory with its step file.
 * **Resharding.** ``torch.distributed.checkpoint`` loads the shards into whatever layout the
   loading run has: saved by N ranks, resumed by M, or by one process without FSDP (tested).
+* **Async** (``checkpoint.async_save``): every rank copies its shards to CPU memory at the
+  step boundary and a background thread writes them (``torch.distributed.checkpoint.
+  async_save`` on a process group of its own); the commit above happens when all are written.
 * **Export.** ``trainwell export``/``eval`` and `trainwell.read_weights` consolidate the
   model's shards into whole tensors.
 """
@@ -28,7 +31,7 @@ import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +97,27 @@ def save_shards(
 ) -> dict[str, Any]:
     """Write every rank's shards into ``shards_of(path)`` (a collective); returns, on rank 0,
     the manifest entry ``{"dir", "files": {name: {"bytes", "sha256"}}}`` ({} elsewhere)."""
+    return start_shards(path, model, optimizers, strategy)()
+
+
+def start_shards(
+    path: Path,
+    model: nn.Module,
+    optimizers: Mapping[str, torch.optim.Optimizer],
+    strategy: Any,
+    *,
+    group: Any = None,
+) -> Callable[[], dict[str, Any]]:
+    """Begin writing every rank's shards into ``shards_of(path)`` (a collective); returns
+    ``commit``, which every rank calls once: it waits until this rank's files are on disk,
+    then (on rank 0, once every rank's are) renames the directory into place and returns the
+    manifest entry ``{"dir", "files": {name: {"bytes", "sha256"}}}`` ({} elsewhere).
+
+    Without ``group`` the shards are written before this returns. With ``group`` (a process
+    group of its own, CPU-capable: the saving thread's collectives must never interleave with
+    training's) they are copied to CPU memory now and written by a background thread
+    (``torch.distributed.checkpoint.async_save``); ``commit`` may then run in another thread.
+    """
     import torch.distributed as dist
     import torch.distributed.checkpoint as dcp
 
@@ -103,19 +127,31 @@ def save_shards(
         shutil.rmtree(staging, ignore_errors=True)  # a crashed save's leftovers
         staging.mkdir(parents=True)
     dist.barrier()
-    dcp.save(sharded_state(model, optimizers), checkpoint_id=str(staging))
-    mine = _hash_own_files(staging, dist.get_rank(), strategy.is_main)
-    every: list[Any] = [None] * dist.get_world_size()
-    dist.all_gather_object(every, mine)  # also: every rank's files are on disk
-    if not strategy.is_main:
-        return {}
-    fsync_dir(staging)
-    if final.exists():  # the same step saved again after a resume
-        shutil.rmtree(final)
-    os.replace(staging, final)
-    fsync_dir(final.parent)
-    files = {name: entry for rank_files in every for name, entry in rank_files.items()}
-    return {"dir": final.name, "files": dict(sorted(files.items()))}
+    state = sharded_state(model, optimizers)
+    written = None
+    if group is None:
+        dcp.save(state, checkpoint_id=str(staging))
+    else:  # the state is staged to CPU before this returns: training may go on changing it
+        written = dcp.async_save(state, checkpoint_id=str(staging), process_group=group)
+    rank, world, main = dist.get_rank(), dist.get_world_size(), strategy.is_main
+
+    def commit() -> dict[str, Any]:
+        if written is not None:
+            written.result()
+        mine = _hash_own_files(staging, rank, main)
+        every: list[Any] = [None] * world
+        dist.all_gather_object(every, mine, group=group)  # also: every rank's files are on disk
+        if not main:
+            return {}
+        fsync_dir(staging)
+        if final.exists():  # the same step saved again after a resume
+            shutil.rmtree(final)
+        os.replace(staging, final)
+        fsync_dir(final.parent)
+        files = {name: entry for rank_files in every for name, entry in rank_files.items()}
+        return {"dir": final.name, "files": dict(sorted(files.items()))}
+
+    return commit
 
 
 def _hash_own_files(directory: Path, rank: int, main: bool) -> dict[str, dict[str, Any]]:

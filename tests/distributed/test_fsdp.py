@@ -51,12 +51,21 @@ def test_two_sharded_ranks_with_batch_b_equal_one_process_with_batch_2b(tmp_path
     assert min(whole) > 0.05  # so clipping changed every update
 
 
-@pytest.mark.parametrize("sharded", ["true", "false"])
-def test_an_fsdp_checkpoint_resumes_on_two_ranks_exactly_and_on_one(tmp_path, sharded):
-    """Sharded (every rank writes its shards) or full (rank 0 writes the gathered state):
-    either resumes bit-identically on two ranks and, resharded, on one plain process."""
+@pytest.mark.parametrize(
+    ("sharded", "save"), [("true", "sync"), ("true", "async"), ("false", "sync")]
+)
+def test_an_fsdp_checkpoint_resumes_on_two_ranks_exactly_and_on_one(tmp_path, sharded, save):
+    """Sharded (every rank writes its shards, also in the background: async) or full (rank 0
+    writes the gathered state): either resumes bit-identically on two ranks and, resharded,
+    on one plain process."""
     out, run = str(tmp_path / "w"), tmp_path / "run"
-    fsdp = ["--strategy", "fsdp", "--sharded", sharded]
+    fsdp = [
+        "--strategy",
+        "fsdp",
+        "--sharded",
+        sharded,
+        *(["--async-save"] if save == "async" else []),
+    ]
     torchrun("--out", f"{out}-full", "--run-dir", str(run), *fsdp)
     checkpoints = run / "checkpoints"
     saved = sorted(checkpoints.glob("step-*.pt"))
