@@ -37,7 +37,11 @@ class Accumulation:
     """Group batches into accumulation windows and weight each micro-batch's loss.
 
     ``count`` (optional) maps a batch to its count of real elements (an int or a 0-d tensor),
-    or names a key of dict batches holding it. Use it from a hand-written loop::
+    or names a key of dict batches holding it. Under several processes that average their
+    gradients (DDP, FSDP), pass ``mean_over_ranks=strategy.mean``: the counts are then weighed
+    against the global total (one all-reduce of one number per window), so ranks with more
+    real tokens weigh more, exactly as in one process with the whole batch. Use it from a
+    hand-written loop::
 
         accumulation = Accumulation(steps=4)
         for window in accumulation.windows(loader):
@@ -47,11 +51,18 @@ class Accumulation:
             optimizer.step()
     """
 
-    def __init__(self, steps: int = 1, count: str | Callable[[Any], Any] | None = None) -> None:
+    def __init__(
+        self,
+        steps: int = 1,
+        count: str | Callable[[Any], Any] | None = None,
+        *,
+        mean_over_ranks: Callable[[Any], Any] | None = None,
+    ) -> None:
         if steps < 1:
             raise ValueError(f"accumulation steps must be >= 1, got {steps}")
         self.steps = steps
         self._count = _count_fn(count)
+        self._mean_over_ranks = mean_over_ranks
 
     def windows(self, batches: Iterable[Any]) -> Iterator[list[MicroBatch]]:
         """Yield lists of up to ``steps`` micro-batches; the last list may be shorter."""
@@ -74,6 +85,10 @@ class Accumulation:
         else:
             counts = [self._count(b) for b in window]
             total = sum(counts)
+            if self._mean_over_ranks is not None:
+                # Gradients are averaged over the W ranks, so weight by count / (global total
+                # / W): the update is the mean over every rank's tokens, not a mean of means.
+                total = self._mean_over_ranks(total)
             # Stay on the device: dividing tensors never syncs with the host.
             weights = [c / total for c in counts]
         last = len(window) - 1

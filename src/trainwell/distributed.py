@@ -225,9 +225,12 @@ class DDP(SingleDevice):
         dist.all_reduce(both)
         return both[0], both[1]
 
-    def mean(self, values: torch.Tensor) -> torch.Tensor:
+    def mean(self, values: torch.Tensor | float) -> torch.Tensor:
         """``values`` averaged over ranks (one all-reduce; every rank has equally many steps)."""
-        values = values.clone()
+        if isinstance(values, torch.Tensor):  # on the device the backend needs (nccl: cuda)
+            values = values.detach().to(self.device, copy=True)
+        else:  # a count from the host (token counts as ints)
+            values = torch.tensor(float(values), device=self.device)
         dist.all_reduce(values)
         return values / self.world_size
 

@@ -199,7 +199,9 @@ def fit(
     strategy, trainee = build_strategy(model, cfg, device)
     loss_fn = loss or nn.CrossEntropyLoss()
     train_loader = build_loader(train_data, cfg, strategy, train=True)
-    accumulation = Accumulation(cfg.train.accumulate_steps, cfg.train.weight_by)
+    accumulation = Accumulation(
+        cfg.train.accumulate_steps, cfg.train.weight_by, mean_over_ranks=strategy.mean
+    )
     length = RunLength.of(cfg, train_loader, accumulation)
     train_step = train_step or default_train_step(
         model,

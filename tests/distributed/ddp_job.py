@@ -43,6 +43,12 @@ def full_weights(model):
     return {k: v.detach().cpu() for k, v in model.state_dict().items()}
 
 
+def collate_counting_tokens(samples):
+    batch = torch.utils.data.default_collate(samples)
+    batch["num_tokens"] = (batch["labels"] != -100).sum()
+    return batch
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
@@ -59,6 +65,7 @@ def main():
     parser.add_argument("--sharded", choices=["auto", "true", "false"], default="auto")
     parser.add_argument("--async-save", action="store_true")  # checkpoint.async_save
     parser.add_argument("--dataloader", action="store_true")  # the user's own DataLoader
+    parser.add_argument("--tokens", action="store_true")  # ignored labels, weight_by=num_tokens
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -73,6 +80,12 @@ def main():
     if args.dataloader:  # in order: one process's batch 2B holds the two ranks' batches B
         dataset = torch.utils.data.TensorDataset(*train)
         train = torch.utils.data.DataLoader(dataset, batch_size=args.batch, shuffle=False)
+    if args.tokens:  # a varying share of labels ignored: ranks count different real "tokens"
+        labels = torch.where(x[:192, 3] > 0.3 * torch.arange(192) / 64, -100, y[:192])
+        samples = [{"inputs": x[i], "labels": labels[i]} for i in range(192)]
+        train = torch.utils.data.DataLoader(
+            samples, batch_size=args.batch, shuffle=False, collate_fn=collate_counting_tokens
+        )
     with process_group():  # the job's own: the sharded model is still usable after fit()
         result = tw.fit(
             model,
@@ -92,6 +105,7 @@ def main():
                     "max_epochs": args.epochs,
                     "accumulate_steps": args.accumulate,
                     "clip_norm": args.clip,
+                    "weight_by": "num_tokens" if args.tokens else None,
                 },
                 "checkpoint": {
                     "resume": args.resume,

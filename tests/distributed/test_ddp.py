@@ -21,11 +21,14 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.mark.parametrize(
-    ("accumulate", "data"), [(1, "tensors"), (2, "tensors"), (1, "dataloader")]
+    ("accumulate", "data"),
+    [(1, "tensors"), (2, "tensors"), (1, "dataloader"), (2, "tokens")],
 )
 def test_two_ranks_with_batch_b_equal_one_process_with_batch_2b(tmp_path, accumulate, data):
+    """``dataloader``: the user's own, sharded by rank; ``tokens``: a share of the labels
+    ignored that differs between the ranks, losses weighted by the real tokens over both."""
     out = str(tmp_path / "w")
-    extra = ["--dataloader"] if data == "dataloader" else []  # the user's own, sharded by rank
+    extra = {"tensors": [], "dataloader": ["--dataloader"], "tokens": ["--tokens"]}[data]
     torchrun("--out", f"{out}-ddp", "--batch", "16", "--accumulate", str(accumulate), *extra)
     alone("--out", f"{out}-one", "--batch", "32", "--accumulate", str(accumulate), *extra)
     ddp0, ddp1 = load(f"{out}-ddp.rank0"), load(f"{out}-ddp.rank1")

@@ -123,6 +123,22 @@ def test_count_key_weights_are_count_over_window_total():
     assert [m.weight for m in window] == pytest.approx([1 / 8, 3 / 8, 4 / 8])
 
 
+def test_counts_over_several_ranks_are_weighed_against_the_global_total():
+    """Rank 0 has 8 tokens in its window, rank 1 has 24: DDP averages the two ranks'
+    gradients, so rank 0's micro-batches get count x 2 / 32 (the mean total is 16)."""
+    seen = []
+
+    def mean_over_ranks(total):
+        seen.append(total)
+        return torch.tensor((total + 24) / 2)
+
+    batches = [{"n": 1}, {"n": 3}, {"n": 4}]
+    accumulation = tw.Accumulation(steps=3, count="n", mean_over_ranks=mean_over_ranks)
+    (window,) = accumulation.windows(batches)
+    assert seen == [8]
+    assert [float(m.weight) for m in window] == pytest.approx([2 / 32, 6 / 32, 8 / 32])
+
+
 def test_count_key_missing_is_data_error():
     acc = tw.Accumulation(steps=2, count="num_tokens")
     with pytest.raises(tw.DataError, match="num_tokens"):
