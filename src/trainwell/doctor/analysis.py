@@ -4,10 +4,10 @@ Each scope (the module body, every function and method) is walked statement by s
 in source order.  The walker keeps an environment mapping names to :class:`Value` objects
 and records *events* (``backward``, optimizer ``step``, ``zero_grad``, clipping, mode
 switches, forward calls ...) together with the loops and ``if`` branches they sit in.
-Rules (:mod:`.checks`, handed in as a :class:`Checks`; this module never imports them) then
-look at the ordered events.  Calls to functions defined in the same file are summarised
-(does it zero grads? leave the model in eval mode? ...) so that a loop calling
-``train_one_epoch(...)`` or ``validate(...)`` is understood.
+Rules (the families of :mod:`.rules`, handed in as a :class:`Checks`; this module never
+imports them) then look at the ordered events.  Calls to functions defined in the same
+file are summarised (does it zero grads? leave the model in eval mode? ...) so that a loop
+calling ``train_one_epoch(...)`` or ``validate(...)`` is understood.
 
 Two passes are made over a file: the first collects what callers pass to each function
 and the module-level globals, the second walks again with that knowledge and reports.
@@ -197,23 +197,32 @@ def _is_module_base(base: ast.expr, imports: Imports, local_modules: set[str]) -
 
 
 class Checks(Protocol):
-    """The rules the walk calls back into; the :mod:`.checks` module itself is one."""
+    """The rules the walk calls back into (``trainwell.doctor.rules.CHECKS`` is one).
 
-    def run_file_checks(self, fa: FileAnalysis) -> None: ...
+    The ``at_*`` hooks run during the walk, while the values of the names are current.
+    """
 
-    def run_scope_checks(self, w: ScopeWalker) -> None: ...
+    def run_file_checks(self, fa: FileAnalysis) -> None:
+        """Once per file, after its scopes were walked."""
 
-    def summarize(self, w: ScopeWalker) -> Summary: ...
+    def run_scope_checks(self, w: ScopeWalker) -> None:
+        """Once per scope, after its walk in the reporting pass."""
 
-    def check_softmax_into_loss(
+    def summarize(self, w: ScopeWalker) -> Summary:
+        """What the callers of a walked scope need to know."""
+
+    def at_loss_call(
         self, w: ScopeWalker, call: ast.Call, loss: str | None, logits: Value | None
-    ) -> None: ...
+    ) -> None:
+        """At a loss call: ``loss`` is its name, ``logits`` the value of its first argument."""
 
-    def check_accumulation(
+    def at_accumulate(
         self, w: ScopeWalker, container: str | None, value: Value | None, node: ast.AST
-    ) -> None: ...
+    ) -> None:
+        """Where ``value`` is added to ``container`` (``+=``, ``append``, ``acc[k] =``)."""
 
-    def check_discarded_to(self, w: ScopeWalker, expr: ast.expr) -> None: ...
+    def at_expression_statement(self, w: ScopeWalker, expr: ast.expr) -> None:
+        """At an expression statement, whose value is discarded."""
 
 
 class FileAnalysis:
@@ -231,7 +240,7 @@ class FileAnalysis:
         self.target_torch = target_torch
         # The analysis walks the code and records events; the rules judge them.  The rules
         # depend on the analysis, never the reverse, so they are handed in here (engine.py
-        # passes the checks module) rather than imported.
+        # passes trainwell.doctor.rules.CHECKS) rather than imported.
         self.checks = checks
         # One traversal of the whole tree serves imports, classes and torch.load calls.
         self.nodes = list(ast.walk(tree))
@@ -579,7 +588,7 @@ class ScopeWalker:
         self.ev(node.value)
         if isinstance(node.value, ast.Call):
             self._grad_switch(node.value)
-        self._check_discarded_to(node.value)
+        self._at_expression_statement(node.value)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         value_node = node.value
@@ -626,14 +635,14 @@ class ScopeWalker:
         target = node.target
         if isinstance(target, ast.Subscript):
             self.ev(target.slice)
-            self.check_accumulation(_container(target.value), rhs, node)
+            self._at_accumulate(_container(target.value), rhs, node)
             return
         name = dotted(target)
         if name is None:
             return
         current = self.lookup(name)
         if isinstance(node.op, (ast.Add, ast.Sub)):
-            self.check_accumulation(name, rhs, node)
+            self._at_accumulate(name, rhs, node)
         self.env[name] = _binop_value(node.op, current, rhs)
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
@@ -821,7 +830,7 @@ class ScopeWalker:
             return
         if isinstance(target, ast.Subscript):
             self.ev(target.slice)
-            self.check_accumulation(_container(target.value), value, target)
+            self._at_accumulate(_container(target.value), value, target)
             return
         name = dotted(target)
         if name is None:
@@ -1119,7 +1128,7 @@ class ScopeWalker:
         if method in {"configure_optimizers", "create_optimizer"}:
             return Value(V.OPTIMIZER, alias=self.model_key(recv_name))
         if method in {"append", "extend", "insert", "add"} and arg_vals:
-            self.check_accumulation(_container(recv_node), arg_vals[-1], call)
+            self._at_accumulate(_container(recv_node), arg_vals[-1], call)
             return None
         if method in {"softmax", "log_softmax"} and kind not in {V.MODEL, V.CRITERION}:
             flag = V.SOFTMAX if method == "softmax" else V.LOG_SOFTMAX
@@ -1247,7 +1256,7 @@ class ScopeWalker:
         if qual == "torch.log" and arg_vals and arg_vals[0] and V.SOFTMAX in arg_vals[0].flags:
             return Value(V.TENSOR, flags=frozenset({V.LOG_SOFTMAX}))
         if qual.startswith("torch.nn.functional.") and tail in V.FUNCTIONAL_LOSSES:
-            self._check_softmax_into_loss(call, tail, arg_vals[0] if arg_vals else None)
+            self._at_loss_call(call, tail, arg_vals[0] if arg_vals else None)
             return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
         if tail in {"float", "int"} and qual == tail:
             return Value(V.NUMBER)
@@ -1379,7 +1388,7 @@ class ScopeWalker:
             self.emit(FORWARD, call, receiver=self.model_key(dotted(call.func)))
             return self._model_output(callee)
         if callee.kind == V.CRITERION:
-            self._check_softmax_into_loss(call, callee.cls, arg_vals[0] if arg_vals else None)
+            self._at_loss_call(call, callee.cls, arg_vals[0] if arg_vals else None)
             return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
         if callee.kind == V.CLIPPER:  # trainwell: clipping(model.parameters())
             self.emit(CLIP, call)
@@ -1394,16 +1403,14 @@ class ScopeWalker:
         return Value(V.OUTPUT, flags=frozenset(flags))
 
     # -- in-walk rules --------------------------------------------------------------------
-    def _check_softmax_into_loss(
-        self, call: ast.Call, loss: str | None, logits: Value | None
-    ) -> None:
-        self.fa.checks.check_softmax_into_loss(self, call, loss, logits)
+    def _at_loss_call(self, call: ast.Call, loss: str | None, logits: Value | None) -> None:
+        self.fa.checks.at_loss_call(self, call, loss, logits)
 
-    def check_accumulation(self, container: str | None, value: Value | None, node: ast.AST):
-        self.fa.checks.check_accumulation(self, container, value, node)
+    def _at_accumulate(self, container: str | None, value: Value | None, node: ast.AST):
+        self.fa.checks.at_accumulate(self, container, value, node)
 
-    def _check_discarded_to(self, expr: ast.expr) -> None:
-        self.fa.checks.check_discarded_to(self, expr)
+    def _at_expression_statement(self, expr: ast.expr) -> None:
+        self.fa.checks.at_expression_statement(self, expr)
 
     # -- summary --------------------------------------------------------------------------
     def summarize(self) -> Summary:

@@ -10,7 +10,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import checks
 from .analysis import FileAnalysis, RawFinding
 from .config import (
     MODERN_TORCH,
@@ -21,7 +20,7 @@ from .config import (
     parse_version,
 )
 from .project import ProjectIndex
-from .rules import RULES
+from .rules import CHECKS, RULES
 from .sources import NOTEBOOK_SUFFIX, SourceError, read_notebook, read_python
 from .target import Target, find_target
 
@@ -151,7 +150,7 @@ def _check_text(
         return [f for f in raw if _selected(f.code, select_codes, ignore_codes)]
     try:
         foreign = project.foreign_for(Path(path), tree) if project is not None else None
-        raw_findings = FileAnalysis(tree, version, checks, foreign).run()
+        raw_findings = FileAnalysis(tree, version, CHECKS, foreign).run()
     except Exception as exc:  # pragma: no cover - defensive (RecursionError included)
         # A checker bug on one odd file must not abort a CI run over a whole tree; say so
         # on stderr and treat the file as clean (precision first).
@@ -280,7 +279,7 @@ def check_files(
     findings: list[Finding] = []
     targets: dict[str, Target] = {}
     # module name -> facts of the checked files (and their siblings), once per run
-    project = ProjectIndex(files, checks)
+    project = ProjectIndex(files, CHECKS)
     routed: list[RawFinding] = []
     file_codes: dict[str, tuple] = {}
     for file in files:

@@ -1,0 +1,122 @@
+"""TW017: gradients accumulated over several backward() calls per step() with the loss
+not divided by the number of accumulation steps.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import values as V
+from ..analysis import BACKWARD, STEP, Event, ScopeWalker, compatible
+from ._common import events_in, report
+from ._registry import Example, Rule, scope_check
+
+TW017 = Rule(
+    "TW017",
+    "accumulation-without-loss-scaling",
+    "warning",
+    "Gradients are accumulated over several backward() calls per step() but the loss "
+    "is not divided by the number of accumulation steps.",
+    "With step() only every k batches, the gradient is the sum of k mini-batch "
+    "gradients: k times larger than the averaged gradient the learning rate was tuned "
+    "for. With SGD the effective LR is k times too large; with any optimizer gradient "
+    "clipping thresholds change meaning. Divide the loss by k before backward().",
+    "for i, (x, y) in enumerate(loader):\n"
+    "    loss = criterion(model(x), y)\n"
+    "    loss.backward()\n"
+    "    if (i + 1) % accum_steps == 0:\n"
+    "        optimizer.step()\n"
+    "        optimizer.zero_grad()\n",
+    "for i, (x, y) in enumerate(loader):\n"
+    "    loss = criterion(model(x), y) / accum_steps\n"
+    "    loss.backward()\n"
+    "    if (i + 1) % accum_steps == 0:\n"
+    "        optimizer.step()\n"
+    "        optimizer.zero_grad()\n",
+    examples=(
+        Example(
+            "accumulation_unscaled",
+            """\
+            def fit(model, loader, optimizer, criterion, k):
+                for i, (x, y) in enumerate(loader):
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    if (i + 1) % k == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """,
+            [(4, "TW017")],
+        ),
+        Example(
+            "accumulation_scaled",
+            """\
+            def fit(model, loader, optimizer, criterion, k):
+                for i, (x, y) in enumerate(loader):
+                    loss = criterion(model(x), y)
+                    (loss / k).backward()
+                    if (i + 1) % k == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """,
+            [],
+        ),
+    ),
+)
+
+
+def _has_modulo(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(node))
+
+
+@scope_check(TW017)
+def check_accumulation_scaling(w: ScopeWalker) -> None:
+    """TW017: backward() every micro-batch, step() every k, loss never divided."""
+    flagged: set[int] = set()
+    for step in (e for e in w.events if e.kind == STEP):
+        for back in _accumulating_backwards(w, step):
+            value = back.value
+            if (
+                value is not None
+                and value.kind == V.LOSS
+                and V.UNSCALED in value.flags
+                and V.SCALED not in value.flags
+                and id(back.node) not in flagged
+            ):
+                flagged.add(id(back.node))
+                report(
+                    w,
+                    "TW017",
+                    back.node,
+                    "gradients are accumulated over several "
+                    "backward() calls per step but the loss is not divided by the number "
+                    "of accumulation steps",
+                )
+
+
+def _accumulating_backwards(w: ScopeWalker, step: Event) -> list[Event]:
+    found: list[Event] = []
+    home = step.loops[-1] if step.loops else None
+    if home is not None:
+        gates = [
+            (if_id, branch)
+            for if_id, branch in step.path
+            if branch == 0 and home in w.ifs[if_id].loops and _has_modulo(w.ifs[if_id].node.test)  # type: ignore[attr-defined]
+        ]
+        if gates:
+            gate = gates[0]
+            found += [
+                e
+                for e in events_in(w, home)
+                if e.kind == BACKWARD
+                and gate not in e.path
+                and compatible(e.path, step.path)
+                and not e.engine  # accelerator.backward(loss) may divide by itself
+            ]
+    for e in w.events:
+        if e.kind != BACKWARD or not e.loops or e.engine:
+            continue
+        inner = w.loops[e.loops[-1]]
+        micro_before_step = inner.kind == "micro" and e.seq < step.seq
+        if micro_before_step and inner.parent == home and inner.id not in step.loops:
+            found.append(e)
+    return found

@@ -1,0 +1,147 @@
+"""Gradient clipping: TW005 (before backward() or after step()) and TW006 (of gradients
+still scaled by a GradScaler).
+"""
+
+from __future__ import annotations
+
+from ..analysis import BACKWARD, CLIP, STEP, UNSCALE, Event, ScopeWalker, compatible, is_prefix
+from ._common import iteration_events, report
+from ._registry import Example, Rule, in_loop, scope_check
+
+TW005 = Rule(
+    "TW005",
+    "clip-outside-backward-step",
+    "error",
+    "Gradient clipping runs before backward() or after step(), where it has no effect.",
+    "clip_grad_norm_/clip_grad_value_ modify the .grad tensors in place. Before "
+    "backward() they clip the previous (or zeroed) gradients which backward() then "
+    "overwrites or adds to; after step() the update has already been applied. Either "
+    "way training runs unclipped, which is exactly when clipping was needed.",
+    "optimizer.zero_grad()\n"
+    "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+    "loss.backward()\n"
+    "optimizer.step()\n",
+    "optimizer.zero_grad()\n"
+    "loss.backward()\n"
+    "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+    "optimizer.step()\n",
+    examples=(
+        Example(
+            "clip_before_backward",
+            in_loop(
+                "optimizer.zero_grad()\nloss = criterion(model(x), y)\n"
+                "nn.utils.clip_grad_norm_(model.parameters(), 1.0)\nloss.backward()\n"
+                "optimizer.step()"
+            ),
+            [(7, "TW005")],
+        ),
+        Example(
+            "clip_after_step",
+            in_loop(
+                "optimizer.zero_grad()\ncriterion(model(x), y).backward()\noptimizer.step()\n"
+                "nn.utils.clip_grad_norm_(model.parameters(), 1.0)"
+            ),
+            [(8, "TW005")],
+        ),
+        Example(
+            "clip_between",
+            in_loop(
+                "optimizer.zero_grad()\ncriterion(model(x), y).backward()\n"
+                "nn.utils.clip_grad_norm_(model.parameters(), 1.0)\noptimizer.step()"
+            ),
+            [],
+        ),
+    ),
+)
+
+TW006 = Rule(
+    "TW006",
+    "clip-without-unscale",
+    "error",
+    "Gradients are clipped while still multiplied by the GradScaler's scale factor.",
+    "With torch.amp.GradScaler, scaler.scale(loss).backward() produces gradients "
+    "multiplied by the current scale (65536 by default). Clipping them to max_norm=1.0 "
+    "without scaler.unscale_(optimizer) first clips almost every gradient to a tiny "
+    "fraction of its value, so the model barely learns.",
+    "scaler.scale(loss).backward()\n"
+    "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+    "scaler.step(optimizer)\n"
+    "scaler.update()\n",
+    "scaler.scale(loss).backward()\n"
+    "scaler.unscale_(optimizer)\n"
+    "torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+    "scaler.step(optimizer)\n"
+    "scaler.update()\n",
+    examples=(
+        Example(
+            "clip_scaled_grads",
+            """\
+            def fit(model, loader, optimizer, criterion):
+                scaler = torch.amp.GradScaler("cuda")
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    scaler.scale(criterion(model(x), y)).backward()
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+            [(6, "TW006")],
+        ),
+        Example(
+            "clip_unscaled_grads",
+            """\
+            def fit(model, loader, optimizer, criterion):
+                scaler = torch.amp.GradScaler("cuda")
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    scaler.scale(criterion(model(x), y)).backward()
+                    scaler.unscale_(optimizer)
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+                    scaler.step(optimizer)
+                    scaler.update()
+            """,
+            [],
+        ),
+    ),
+)
+
+
+@scope_check(TW005, TW006)
+def check_clipping(w: ScopeWalker) -> None:
+    """TW005 (clip before backward / after step) and TW006 (clip of AMP-scaled grads)."""
+    for clip in (e for e in w.events if e.kind == CLIP):
+        problem = _clipping_problem(iteration_events(w, clip), clip)
+        if problem is not None:
+            report(w, problem[0], clip.node, problem[1])
+
+
+def _clipping_problem(seq: list[Event], clip: Event) -> tuple[str, str] | None:
+    pos = seq.index(clip)
+    relevant = {BACKWARD, STEP}
+    before = [e for e in seq[:pos] if e.kind in relevant and compatible(e.path, clip.path)]
+    after = [e for e in seq[pos + 1 :] if e.kind in relevant and compatible(e.path, clip.path)]
+    prev = before[-1] if before else None
+    nxt = after[0] if after else None
+    no_backward_yet = prev is None or prev.kind == STEP
+    backward_then_step = (
+        nxt is not None and nxt.kind == BACKWARD and any(e.kind == STEP for e in after[1:])
+    )
+    if no_backward_yet and backward_then_step:
+        return "TW005", (
+            "gradients are clipped before backward(): the clipping is overwritten and the "
+            "step is unclipped"
+        )
+    after_step = prev is not None and prev.kind == STEP and is_prefix(prev.path, clip.path)
+    if after_step and (nxt is None or nxt.kind == BACKWARD):
+        return "TW005", (
+            "gradients are clipped after optimizer.step(): the update was already applied unclipped"
+        )
+    if prev is not None and prev.kind == BACKWARD and prev.amp:
+        between = seq[seq.index(prev) + 1 : pos]
+        next_is_scaler_step = nxt is not None and nxt.kind == STEP and nxt.amp
+        if next_is_scaler_step and not any(e.kind == UNSCALE for e in between):
+            return "TW006", (
+                "gradients are clipped while still scaled by GradScaler: call "
+                "scaler.unscale_(optimizer) before clipping"
+            )
+    return None

@@ -1,0 +1,101 @@
+"""TW011: a loss tensor kept across iterations (or beyond a step_fn's step) with its
+whole autograd graph.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import values as V
+from .._astutil import last_part
+from ..analysis import ScopeWalker
+from ..values import Value
+from ._common import report
+from ._registry import Example, Rule, accumulate_check, in_loop
+
+TW011 = Rule(
+    "TW011",
+    "loss-kept-with-graph",
+    "warning",
+    "The loss tensor itself is accumulated or stored across iterations instead of "
+    "loss.item() / loss.detach().",
+    "A loss tensor keeps a reference to the whole autograd graph of its iteration "
+    "(activations included). total += loss or losses.append(loss) keeps every "
+    "iteration's graph alive: memory grows each step until an out-of-memory error hours "
+    "later, and training slows down. Use loss.item() (or loss.detach() to avoid a sync). "
+    "A step_fn passed to trainwell.fit() that stores its loss in a global, a closure or "
+    "an attribute is reported too.",
+    "running_loss = 0.0\n"
+    "for x, y in loader:\n"
+    "    loss = criterion(model(x), y)\n"
+    "    loss.backward()\n"
+    "    running_loss += loss\n",
+    "running_loss = 0.0\n"
+    "for x, y in loader:\n"
+    "    loss = criterion(model(x), y)\n"
+    "    loss.backward()\n"
+    "    running_loss += loss.item()\n",
+    examples=(
+        Example(
+            "loss_accumulated",
+            in_loop(
+                "optimizer.zero_grad()\nloss = criterion(model(x), y)\nloss.backward()\n"
+                "optimizer.step()\ntotal += loss"
+            ).replace("    for epoch", "    total = 0\n    for epoch"),
+            [(10, "TW011")],
+        ),
+        Example(
+            "loss_item_accumulated",
+            in_loop(
+                "optimizer.zero_grad()\nloss = criterion(model(x), y)\nloss.backward()\n"
+                "optimizer.step()\ntotal += loss.item()"
+            ).replace("    for epoch", "    total = 0\n    for epoch"),
+            [],
+        ),
+    ),
+)
+
+
+@accumulate_check(TW011)
+def check_accumulation(
+    w: ScopeWalker, container: str | None, value: Value | None, node: ast.AST
+) -> None:
+    """TW011 at ``acc += loss`` / ``acc.append(loss)`` / ``acc[k] = loss``."""
+    if value is None or value.kind != V.LOSS or container is None:
+        return
+    if not w.loop_stack and w.is_step_fn and not w.no_grad():
+        # a step_fn given to fit() runs once per training step: whatever it did not create
+        # itself (a global, an attribute, a closure's list) outlives the step
+        root = container.split(".")[0]
+        outlives = root not in w.bind_loops or ("." in container and root in w.params)
+        if (
+            not outlives
+            or root in w.backward_involved
+            or last_part(container) in w.backward_involved
+        ):
+            return
+        report(
+            w,
+            "TW011",
+            node,
+            f"the loss tensor is kept in '{container}' beyond the step (step_fn runs every "
+            "training step) with its whole autograd graph: use loss.item() or loss.detach()",
+        )
+        return
+    if not w.loop_stack or w.no_grad() or container not in w.bind_loops:
+        return
+    bound_in = w.bind_loops[container]
+    if all(loop in bound_in for loop in w.loop_stack):
+        return  # created in this very iteration: not kept across iterations
+    if (
+        container.split(".")[0] in w.backward_involved
+        or last_part(container) in w.backward_involved
+    ):
+        return  # summed on purpose and back-propagated later
+    report(
+        w,
+        "TW011",
+        node,
+        f"the loss tensor is kept in '{container}' across iterations "
+        "with its whole autograd graph: use loss.item() or loss.detach()",
+    )

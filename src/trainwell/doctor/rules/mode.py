@@ -1,0 +1,209 @@
+"""Train/eval mode: TW010, a model left in eval mode for the next training step (after
+validation in the epoch loop, or by a step_fn given to trainwell's fit()).
+"""
+
+from __future__ import annotations
+
+from .. import values as V
+from ..analysis import BACKWARD, EVAL, FORWARD, TRAIN, Event, ScopeWalker, is_prefix
+from ._common import call_name, events_in, final_modes, is_training, mode_effects, report
+from ._registry import Example, Rule, scope_check
+
+TW010 = Rule(
+    "TW010",
+    "eval-mode-leak",
+    "error",
+    "model.eval() is called in the epoch loop and the model is not switched back with "
+    "model.train() before the next training step.",
+    "eval() turns off dropout and freezes BatchNorm statistics. If validation runs at the "
+    "end of an epoch and nothing calls model.train() before the next epoch's training, "
+    "every epoch after the first trains in eval mode: no regularisation, stale batch "
+    "statistics, silently worse results. A validation helper defined in the same file "
+    "that restores train() before returning counts as restoring. A step_fn passed to "
+    "trainwell.fit() runs every training step: one that leaves the model in eval mode "
+    "is reported too.",
+    "for epoch in range(epochs):\n"
+    "    for x, y in train_loader:\n"
+    "        optimizer.zero_grad()\n"
+    "        criterion(model(x), y).backward()\n"
+    "        optimizer.step()\n"
+    "    model.eval()\n"
+    "    with torch.no_grad():\n"
+    "        for x, y in val_loader:\n"
+    "            val_loss = criterion(model(x), y)\n",
+    "for epoch in range(epochs):\n"
+    "    model.train()\n"
+    "    for x, y in train_loader:\n"
+    "        optimizer.zero_grad()\n"
+    "        criterion(model(x), y).backward()\n"
+    "        optimizer.step()\n"
+    "    model.eval()\n"
+    "    with torch.no_grad():\n"
+    "        for x, y in val_loader:\n"
+    "            val_loss = criterion(model(x), y)\n",
+    examples=(
+        Example(
+            "eval_leak",
+            """\
+            def fit(model, loader, val_loader, criterion, epochs):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    model.eval()
+                    with torch.no_grad():
+                        print([model(x) for x, _ in val_loader])
+            """,
+            [(8, "TW010")],
+        ),
+        Example(
+            "eval_restored_at_top",
+            """\
+            def fit(model, loader, val_loader, criterion, epochs):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for epoch in range(epochs):
+                    model.train()
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    model.eval()
+                    with torch.no_grad():
+                        print([model(x) for x, _ in val_loader])
+            """,
+            [],
+        ),
+        Example(
+            "eval_then_unknown_call",
+            """\
+            def fit(model, loader, val_loader, criterion, epochs, run_validation):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    model.eval()
+                    run_validation(model, val_loader)
+            """,
+            [],
+        ),
+    ),
+)
+
+
+def trained_models(w: ScopeWalker) -> set[str]:
+    """Models this scope trains: the optimizer's parameters, or models put in train()."""
+    keys: set[str] = set()
+    candidates = list(w.env.values()) + list(w.fa.module_env.values())
+    for value in candidates:
+        if value is not None and value.kind == V.OPTIMIZER and value.alias:
+            keys.add(value.alias)
+    for e in w.events:
+        for key, effect in mode_effects(w, e):
+            if effect.final == "train" or effect.first == "train":
+                keys.add(key)
+    if keys:
+        return keys
+    # Fallback: the only model run in a loop that also calls backward().
+    forwarded = {
+        e.receiver
+        for e in w.events
+        if e.kind == FORWARD
+        and e.receiver
+        and e.loops
+        and any(b.kind == BACKWARD and e.loops[-1] in b.loops for b in w.events)
+    }
+    return forwarded if len(forwarded) == 1 else set()
+
+
+@scope_check(TW010)
+def check_eval_leak(w: ScopeWalker) -> None:
+    """TW010: eval() in the epoch loop not undone before the next training step."""
+    trained = trained_models(w)
+    if not trained:
+        return
+    reported: set[int] = set()
+    for lid in w.loops:
+        seq = events_in(w, lid)
+        if not any(is_training(e) for e in seq):
+            continue
+        for index, e in enumerate(seq):
+            for key, effect in mode_effects(w, e):
+                if key not in trained or effect.final != "eval" or id(e.node) in reported:
+                    continue
+                if _mode_chosen_per_iteration(seq, e, key):
+                    continue
+                if _leaks_into_training(w, seq, index, key):
+                    reported.add(id(e.node))
+                    what = (
+                        f"{key}.eval()"
+                        if e.kind == EVAL
+                        else f"{call_name(e.node)} (which calls {key}.eval())"
+                    )
+                    report(
+                        w,
+                        "TW010",
+                        e.node,
+                        f"{what} leaves the model in eval mode for the "
+                        f"next training step: call {key}.train() at the start of each epoch",
+                    )
+
+
+def _mode_chosen_per_iteration(seq: list[Event], e: Event, key: str) -> bool:
+    """``if phase == "train": model.train() else: model.eval()`` sets the mode every pass."""
+    if not e.path:
+        return False
+    if_id, branch = e.path[-1]
+    return any(
+        other.kind == TRAIN
+        and other.receiver == key
+        and any(i == if_id and b != branch for i, b in other.path)
+        for other in seq
+    )
+
+
+def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str) -> bool:
+    # Paths of the train() calls seen since the eval(). A restore counts for a training
+    # step when it runs whenever that step runs (its branch encloses the step), or whenever
+    # the eval() itself ran (its branch encloses the eval: ``if log: m.eval(); ...; m.train()``).
+    eval_path = seq[start].path
+    restored: list[tuple] = []
+    n = len(seq)
+    for offset in range(1, n):
+        e = seq[(start + offset) % n]
+        effects = [eff for k, eff in mode_effects(w, e) if k == key]
+        trains_itself = any(eff.first == "train" for eff in effects)
+        if is_training(e) and not trains_itself:
+            return not any(
+                is_prefix(path, e.path) or is_prefix(path, eval_path) for path in restored
+            )
+        for effect in effects:
+            if effect.final in {"unknown", "eval"}:
+                return False  # unknowable, or another eval() that is checked on its own
+            if effect.final == "train":
+                restored.append(e.path)
+    return False
+
+
+@scope_check(TW010)
+def check_step_fn_eval(w: ScopeWalker) -> None:
+    """TW010: a ``step_fn`` given to trainwell's fit() that leaves a model in eval mode."""
+    if not w.is_step_fn:
+        return
+    modes = final_modes(w)
+    for key, effect in modes.items():
+        if effect.final != "eval":
+            continue
+        evals = [e for e in w.events if e.kind == EVAL and e.receiver == key and not e.path]
+        if evals:
+            report(
+                w,
+                "TW010",
+                evals[-1].node,
+                f"{key}.eval() in the step_fn given to fit(): step_fn runs every training "
+                f"step, so the model trains in eval mode (dropout off, BatchNorm statistics "
+                "frozen): remove it",
+            )

@@ -1,0 +1,188 @@
+"""TW013: sub-modules kept in a plain list or dict inside an nn.Module, unregistered."""
+
+from __future__ import annotations
+
+import ast
+
+from .. import values as V
+from .._astutil import last_part
+from ..analysis import FileAnalysis, _own_nodes
+from ._registry import Example, Rule, file_check
+
+# nn modules without parameters or train/eval behaviour: a plain list of these is harmless.
+_STATELESS_MODULES = {
+    "ReLU", "ReLU6", "GELU", "SiLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SELU", "CELU",
+    "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Softplus", "Identity", "Flatten",
+    "Unflatten", "Softmax", "LogSoftmax", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d",
+    "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample", "PixelShuffle", "Tanhshrink",
+}  # fmt: skip
+_CONTAINERS = {"ModuleList", "ModuleDict", "Sequential", "ParameterList", "ParameterDict"}
+
+TW013 = Rule(
+    "TW013",
+    "unregistered-submodules",
+    "error",
+    "An nn.Module stores sub-modules in a plain list or dict instead of nn.ModuleList / "
+    "nn.ModuleDict.",
+    "Modules inside a Python list or dict are invisible to nn.Module: their parameters "
+    "are missing from model.parameters() (so the optimizer never updates them), from "
+    "state_dict() (so checkpoints lose them) and from model.to(device). The model still "
+    "runs, with those layers frozen at their random initial weights.",
+    "class Net(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.layers = [nn.Linear(64, 64) for _ in range(4)]\n",
+    "class Net(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.layers = nn.ModuleList(nn.Linear(64, 64) for _ in range(4))\n",
+    examples=(
+        Example(
+            "module_list",
+            """\
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = [nn.Linear(2, 2), nn.Linear(2, 2)]
+            """,
+            [(4, "TW013")],
+        ),
+        Example(
+            "module_list_registered",
+            """\
+            class Net(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 2)])
+            """,
+            [],
+        ),
+    ),
+)
+
+
+def _module_ctor(fa: FileAnalysis, node: ast.AST) -> str | None:
+    """Class name when ``node`` constructs an nn.Module with state, else None."""
+    while (  # Layer(...).to(device) is still the new Layer
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in V.MODULE_SELF_METHODS
+    ):
+        node = node.func.value
+    if not isinstance(node, ast.Call):
+        return None
+    qual = fa.imports.resolve(node.func) or ""
+    tail = last_part(qual)
+    if qual == tail and tail in fa.classes and fa.classes[tail].is_module:
+        return tail
+    if qual.startswith("torch.nn.") and qual.count(".") == 2 and tail[:1].isupper():
+        if tail in _STATELESS_MODULES or tail in _CONTAINERS:
+            return None
+        return tail
+    return None
+
+
+def _collection_ctor(fa: FileAnalysis, node: ast.AST) -> str | None:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _collection_ctor(fa, node.left) or _collection_ctor(fa, node.right)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return next((c for c in (_module_ctor(fa, e) for e in node.elts) if c), None)
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+        return _module_ctor(fa, node.elt)
+    if isinstance(node, ast.Dict):
+        return next((c for c in (_module_ctor(fa, v) for v in node.values) if c), None)
+    if isinstance(node, ast.DictComp):
+        return _module_ctor(fa, node.value)
+    return None
+
+
+@file_check(TW013)
+def check_module_lists(fa: FileAnalysis) -> None:
+    """TW013: nn.Module.__init__ storing modules in a list/dict attribute."""
+    for info in fa.classes.values():
+        init = info.methods.get("__init__")
+        if info.is_module and init is not None:
+            for node, attr, ctor, kind in _unregistered_candidates(fa, init):
+                _module_list_finding(fa, node, attr, ctor, kind)
+
+
+def _unregistered_candidates(fa: FileAnalysis, init: ast.AST) -> list[tuple]:
+    candidates: list[tuple[ast.AST, str, str, str]] = []
+    empty: set[str] = set()
+    assigned: dict[str, int] = {}  # attr -> number of assignments in __init__
+    handed_over: set[str] = set()  # attrs passed to a call: nn.ModuleList(self.layers) & co.
+    registers = False
+    for node in _own_nodes(init):
+        grown = _grown_list(node)
+        if grown is not None:
+            # self.layers = self.layers + [Layer(...)] / self.layers += [...]: an append
+            attr, added = grown
+            ctor = _collection_ctor(fa, added)
+            if attr in empty and ctor:
+                candidates.append((node, attr, ctor, "list"))
+            continue
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            attr = _self_attr(node.targets[0])
+            if attr is None:
+                continue
+            assigned[attr] = assigned.get(attr, 0) + 1
+            ctor = _collection_ctor(fa, node.value)
+            if ctor:
+                kind = "dict" if isinstance(node.value, (ast.Dict, ast.DictComp)) else "list"
+                candidates.append((node, attr, ctor, kind))
+            elif isinstance(node.value, (ast.List, ast.Dict)) and not _elements(node.value):
+                empty.add(attr)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            registers = registers or node.func.attr in {"add_module", "register_module"}
+            attr = _self_attr(node.func.value)
+            if attr in empty and node.func.attr in {"append", "extend", "insert"} and node.args:
+                ctor = _module_ctor(fa, node.args[-1]) or _collection_ctor(fa, node.args[-1])
+                if ctor:
+                    candidates.append((node, attr, ctor, "list"))
+        if isinstance(node, ast.Call):
+            for arg in [*node.args, *(kw.value for kw in node.keywords)]:
+                inner = arg.value if isinstance(arg, ast.Starred) else arg
+                if _self_attr(inner):
+                    handed_over.add(_self_attr(inner))  # type: ignore[arg-type]
+    if registers:
+        return []  # modules registered by hand with add_module(): unsure, stay silent
+    # A list that is later wrapped (self.layers = nn.ModuleList(self.layers)) or handed to
+    # nn.Sequential(*self.layers) is registered after all.
+    return [c for c in candidates if assigned.get(c[1]) == 1 and c[1] not in handed_over]
+
+
+def _grown_list(node: ast.AST) -> tuple[str, ast.expr] | None:
+    """(attr, added) for ``self.attr = self.attr + added`` or ``self.attr += added``."""
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
+        attr = _self_attr(node.target)
+        return (attr, node.value) if attr else None
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return None
+    attr, value = _self_attr(node.targets[0]), node.value
+    if attr is None or not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add)):
+        return None
+    if _self_attr(value.left) == attr:
+        return attr, value.right
+    if _self_attr(value.right) == attr:
+        return attr, value.left
+    return None
+
+
+def _elements(node: ast.List | ast.Dict) -> list:
+    return node.elts if isinstance(node, ast.List) else node.keys
+
+
+def _self_attr(node: ast.AST) -> str | None:
+    is_self = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+    return node.attr if is_self and node.value.id == "self" else None  # type: ignore[attr-defined]
+
+
+def _module_list_finding(fa: FileAnalysis, node: ast.AST, attr: str, ctor: str, kind: str):
+    container = "nn.ModuleDict" if kind == "dict" else "nn.ModuleList"
+    fa.report(
+        "TW013",
+        node,
+        f"self.{attr} holds {ctor} modules in a plain {kind}: their "
+        f"parameters are not registered (use {container})",
+    )

@@ -1,0 +1,261 @@
+"""Learning-rate schedulers: TW003 (epoch schedule stepped per batch), TW004 (per-step
+schedule stepped per epoch) and TW018 (ReduceLROnPlateau.step() without its metric).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import values as V
+from .._astutil import dotted, last_part
+from ..analysis import CALL, SCHED, STEP, Event, ScopeWalker, is_prefix
+from ._common import events_in, report
+from ._registry import Example, Rule, scope_check
+
+TW003 = Rule(
+    "TW003",
+    "epoch-scheduler-per-batch",
+    "error",
+    "An epoch-based LR scheduler (StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR "
+    "...) configured in epochs is stepped inside the batch loop.",
+    "These schedulers count calls to step(). Configured with a number of epochs "
+    "(step_size=30, T_max=args.epochs, milestones=[30, 60]) but stepped every batch, the "
+    "schedule runs len(loader) times too fast: the LR decays to almost nothing (or, for "
+    "cosine, oscillates) within the first epochs. Stepping per batch is right only when "
+    "the schedule is expressed in batches (e.g. T_max=epochs * len(loader)); trainwell "
+    "doctor stays silent when it cannot tell the unit.",
+    "scheduler = StepLR(optimizer, step_size=30, gamma=0.1)\n"
+    "for epoch in range(90):\n"
+    "    for x, y in loader:\n"
+    "        ...\n"
+    "        optimizer.step()\n"
+    "        scheduler.step()\n",
+    "scheduler = StepLR(optimizer, step_size=30, gamma=0.1)\n"
+    "for epoch in range(90):\n"
+    "    for x, y in loader:\n"
+    "        ...\n"
+    "        optimizer.step()\n"
+    "    scheduler.step()\n",
+    examples=(
+        Example(
+            "epoch_scheduler_in_batch_loop",
+            """\
+            def fit(model, loader, criterion):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                scheduler = StepLR(optimizer, step_size=30)
+                for epoch in range(90):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                        scheduler.step()
+            """,
+            [(9, "TW003")],
+        ),
+        Example(
+            "epoch_scheduler_per_epoch",
+            """\
+            def fit(model, loader, criterion):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                scheduler = StepLR(optimizer, step_size=30)
+                for epoch in range(90):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    scheduler.step()
+            """,
+            [],
+        ),
+    ),
+)
+
+TW004 = Rule(
+    "TW004",
+    "step-scheduler-per-epoch",
+    "error",
+    "A per-step LR scheduler (OneCycleLR, CyclicLR, get_*_schedule_with_warmup, a LambdaLR "
+    "over total steps) is stepped once per epoch instead of every batch.",
+    "These schedules are defined over optimizer steps (total_steps, num_training_steps). "
+    "Stepped once per epoch they advance len(loader) times too slowly: warmup never "
+    "finishes and the LR stays near its initial value for the whole run.",
+    "scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=10, steps_per_epoch=len(loader))\n"
+    "for epoch in range(10):\n"
+    "    for x, y in loader:\n"
+    "        ...\n"
+    "        optimizer.step()\n"
+    "    scheduler.step()\n",
+    "scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=10, steps_per_epoch=len(loader))\n"
+    "for epoch in range(10):\n"
+    "    for x, y in loader:\n"
+    "        ...\n"
+    "        optimizer.step()\n"
+    "        scheduler.step()\n",
+    examples=(
+        Example(
+            "one_cycle_per_epoch",
+            """\
+            def fit(model, loader, criterion, epochs):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                scheduler = OneCycleLR(optimizer, 0.1, epochs=epochs, steps_per_epoch=len(loader))
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    scheduler.step()
+            """,
+            [(9, "TW004")],
+        ),
+        Example(
+            "one_cycle_per_batch",
+            """\
+            def fit(model, loader, criterion, epochs):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                scheduler = OneCycleLR(optimizer, 0.1, epochs=epochs, steps_per_epoch=len(loader))
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                        scheduler.step()
+            """,
+            [],
+        ),
+    ),
+)
+
+TW018 = Rule(
+    "TW018",
+    "plateau-step-without-metric",
+    "error",
+    "ReduceLROnPlateau.step() is called without the monitored metric (or with the epoch number).",
+    "ReduceLROnPlateau decides from the value passed to step(metrics). Without it the "
+    "call fails after the first epoch; with the epoch number the 'metric' never improves "
+    "(mode='min') so the LR is cut every `patience` epochs regardless of training.",
+    "scheduler = ReduceLROnPlateau(optimizer, mode='min')\n"
+    "for epoch in range(epochs):\n"
+    "    val_loss = validate()\n"
+    "    scheduler.step()\n",
+    "scheduler = ReduceLROnPlateau(optimizer, mode='min')\n"
+    "for epoch in range(epochs):\n"
+    "    val_loss = validate()\n"
+    "    scheduler.step(val_loss)\n",
+    examples=(
+        Example(
+            "plateau_without_metric",
+            """\
+            def fit(optimizer, epochs):
+                scheduler = ReduceLROnPlateau(optimizer)
+                for epoch in range(epochs):
+                    scheduler.step()
+            """,
+            [(4, "TW018")],
+        ),
+        Example(
+            "plateau_with_metric",
+            """\
+            def fit(optimizer, epochs, validate):
+                scheduler = ReduceLROnPlateau(optimizer)
+                for epoch in range(epochs):
+                    scheduler.step(validate())
+            """,
+            [],
+        ),
+    ),
+)
+
+
+@scope_check(TW003, TW004)
+def check_scheduler_placement(w: ScopeWalker) -> None:
+    """TW003 (epoch scheduler in the batch loop) and TW004 (per-step scheduler per epoch)."""
+    for sched in (e for e in w.events if e.kind == SCHED and e.value is not None):
+        call = sched.node
+        has_args = isinstance(call, ast.Call) and bool(call.args or call.keywords)
+        if V.EPOCH_BASED in sched.value.flags and not has_args:
+            _check_epoch_scheduler(w, sched)
+        elif V.PER_STEP in sched.value.flags and not has_args:
+            _check_step_scheduler(w, sched)
+
+
+def _check_epoch_scheduler(w: ScopeWalker, sched: Event) -> None:
+    if not sched.loops:
+        return
+    loop = w.loops[sched.loops[-1]]
+    steps = [e for e in events_in(w, loop.id) if e.kind == STEP and e.loops[-1] == loop.id]
+    if not steps or not (loop.kind == "batch" or loop.parent is not None):
+        return
+    if any(is_prefix(sched.path, s.path) or _gated_by(w, sched, s) for s in steps):
+        cls = sched.value.cls if sched.value else "scheduler"
+        report(
+            w,
+            "TW003",
+            sched.node,
+            f"{cls} is configured in epochs but stepped every "
+            "batch: move scheduler.step() after the batch loop",
+        )
+
+
+def _gated_by(w: ScopeWalker, e: Event, step: Event) -> bool:
+    """``e`` runs exactly when ``step`` succeeds: ``if precision.step(opt): sched.step()``."""
+    if len(e.path) != len(step.path) + 1 or not is_prefix(step.path, e.path):
+        return False
+    if_id, branch = e.path[-1]
+    test = getattr(w.ifs[if_id].node, "test", None)
+    return branch == 0 and test is not None and any(n is step.node for n in ast.walk(test))
+
+
+def _check_step_scheduler(w: ScopeWalker, sched: Event) -> None:
+    region = events_in(w, sched.loops[-1]) if sched.loops else list(w.events)
+    training_loops = {
+        e.loops[-1] for e in region if e.kind == STEP and e.loops and e.loops != sched.loops
+    }
+    called_training = any(
+        e.kind == CALL and e.summary is not None and e.summary.train_loop for e in region
+    )
+    if any(lid in sched.loops for lid in training_loops):
+        return  # stepped inside the training loop after all
+    if not training_loops and not called_training:
+        return
+    stepped_elsewhere = any(
+        (e.kind == SCHED and e.receiver == sched.receiver and e is not sched)
+        or (e.kind == CALL and e.summary is not None and e.summary.sched_steps)
+        for e in w.events
+    )
+    if stepped_elsewhere:
+        return
+    cls = sched.value.cls if sched.value else "scheduler"
+    report(
+        w,
+        "TW004",
+        sched.node,
+        f"{cls} is a per-step schedule but is stepped once per "
+        "epoch: call scheduler.step() after every optimizer.step()",
+    )
+
+
+@scope_check(TW018)
+def check_plateau(w: ScopeWalker) -> None:
+    """TW018: ReduceLROnPlateau.step() needs the monitored metric."""
+    for sched in (e for e in w.events if e.kind == SCHED and e.value is not None):
+        if sched.value.cls != "ReduceLROnPlateau" or not isinstance(sched.node, ast.Call):
+            continue
+        call = sched.node
+        if not call.args and not call.keywords:
+            report(
+                w,
+                "TW018",
+                call,
+                "ReduceLROnPlateau.step() is called without the "
+                "metric it monitors: pass it, e.g. scheduler.step(val_loss)",
+            )
+        elif len(call.args) == 1 and not call.keywords:
+            arg = last_part(dotted(call.args[0])).lower()
+            if "epoch" in arg:
+                report(
+                    w,
+                    "TW018",
+                    call,
+                    "ReduceLROnPlateau.step() receives the epoch "
+                    "number as its metric: pass the validation metric instead",
+                )

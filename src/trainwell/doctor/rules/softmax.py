@@ -1,0 +1,132 @@
+"""What reaches a classification loss: TW007 (softmax into cross-entropy), TW008
+(log_softmax into cross-entropy) and TW009 (softmax into NLLLoss).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import values as V
+from ..analysis import ScopeWalker
+from ..values import Value
+from ._common import report
+from ._registry import Example, Rule, loss_call_check
+
+TW007 = Rule(
+    "TW007",
+    "softmax-into-cross-entropy",
+    "error",
+    "Softmax probabilities are passed to CrossEntropyLoss / F.cross_entropy, which "
+    "expects raw logits.",
+    "cross_entropy applies log_softmax itself. Feeding it probabilities applies softmax "
+    "twice: the loss is squashed into a narrow range, gradients become tiny and training "
+    "converges slowly to a worse model, with no error. This includes a model whose "
+    "forward() ends in softmax or an nn.Sequential ending in nn.Softmax.",
+    "probs = F.softmax(model(x), dim=1)\nloss = F.cross_entropy(probs, y)\n",
+    "logits = model(x)\nloss = F.cross_entropy(logits, y)\n",
+    examples=(
+        Example(
+            "softmax_into_ce",
+            "def f(logits, y):\n    return F.cross_entropy(F.softmax(logits, dim=1), y)\n",
+            [(2, "TW007")],
+        ),
+        Example(
+            "softmax_sequential_into_ce",
+            """\
+            model = nn.Sequential(nn.Linear(4, 3), nn.Softmax(dim=1))
+            criterion = nn.CrossEntropyLoss()
+            loss = criterion(model(torch.randn(2, 4)), torch.tensor([0, 1]))
+            """,
+            [(3, "TW007")],
+        ),
+        Example(
+            "logits_into_ce",
+            "def f(logits, y):\n    return F.cross_entropy(logits, y)\n",
+            [],
+        ),
+    ),
+)
+
+TW008 = Rule(
+    "TW008",
+    "log-softmax-into-cross-entropy",
+    "warning",
+    "log_softmax output is passed to CrossEntropyLoss, which applies log_softmax again.",
+    "log_softmax is idempotent, so the loss value is right, but the work is done twice "
+    "and the intent is unclear: either pass logits to CrossEntropyLoss, or keep "
+    "log_softmax and use NLLLoss.",
+    "loss = F.cross_entropy(F.log_softmax(logits, dim=1), y)\n",
+    "loss = F.nll_loss(F.log_softmax(logits, dim=1), y)\n# or simply: F.cross_entropy(logits, y)\n",
+    examples=(
+        Example(
+            "log_softmax_into_ce",
+            "def f(logits, y):\n    return nn.CrossEntropyLoss()(logits.log_softmax(1), y)\n",
+            [(2, "TW008")],
+        ),
+        Example(
+            "log_softmax_into_nll",
+            "def f(logits, y):\n    return F.nll_loss(F.log_softmax(logits, dim=1), y)\n",
+            [],
+        ),
+    ),
+)
+
+TW009 = Rule(
+    "TW009",
+    "softmax-into-nll-loss",
+    "error",
+    "Softmax probabilities are passed to NLLLoss / F.nll_loss, which expects log-probabilities.",
+    "nll_loss returns -input[target]. With probabilities instead of log-probabilities "
+    "that is -p: the loss is bounded in [-1, 0], its gradient vanishes for confident "
+    "predictions, and the model trains badly without any error.",
+    "loss = F.nll_loss(F.softmax(logits, dim=1), y)\n",
+    "loss = F.nll_loss(F.log_softmax(logits, dim=1), y)\n",
+    examples=(
+        Example(
+            "softmax_into_nll",
+            "def f(logits, y):\n    return F.nll_loss(torch.softmax(logits, dim=1), y)\n",
+            [(2, "TW009")],
+        ),
+        Example(
+            "log_of_softmax_into_nll",
+            "def f(logits, y):\n    return F.nll_loss(torch.log(F.softmax(logits, 1)), y)\n",
+            [],
+        ),
+    ),
+)
+
+
+@loss_call_check(TW007, TW008, TW009)
+def check_softmax_into_loss(
+    w: ScopeWalker, call: ast.Call, loss: str | None, logits: Value | None
+) -> None:
+    """TW007 / TW008 / TW009 at a criterion call."""
+    if logits is None:
+        return
+    cross_entropy = loss in {"CrossEntropyLoss", "cross_entropy"}
+    nll = loss in {"NLLLoss", "nll_loss"}
+    if V.SOFTMAX in logits.flags:
+        if cross_entropy:
+            report(
+                w,
+                "TW007",
+                call,
+                "softmax output is passed to cross-entropy, which "
+                "applies log_softmax itself: pass the raw logits",
+            )
+        elif nll:
+            report(
+                w,
+                "TW009",
+                call,
+                "softmax output is passed to NLLLoss, which expects "
+                "log-probabilities: use log_softmax",
+            )
+    elif V.LOG_SOFTMAX in logits.flags and cross_entropy:
+        report(
+            w,
+            "TW008",
+            call,
+            "log_softmax output is passed to cross-entropy, which "
+            "applies log_softmax again: pass logits, or use NLLLoss",
+        )

@@ -1,0 +1,177 @@
+"""Clearing gradients: TW001 (never cleared in the training loop) and TW002 (cleared
+between backward() and step()).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from .. import values as V
+from ..analysis import BACKWARD, CALL, STEP, ZERO, Event, ScopeWalker, compatible, is_prefix
+from ._common import call_name, events_in, is_backward, is_step, is_zero, report
+from ._registry import Example, Rule, in_loop, scope_check
+
+TW001 = Rule(
+    "TW001",
+    "missing-zero-grad",
+    "error",
+    "A loop calls backward() and optimizer.step() but never clears the gradients.",
+    "backward() adds into .grad; it does not overwrite it. Without optimizer.zero_grad() "
+    "(or model.zero_grad(), or setting p.grad = None) in the loop, every step uses the "
+    "sum of all gradients since the start of training: the update grows each iteration "
+    "and training diverges or stalls, with no error.",
+    "for x, y in loader:\n"
+    "    loss = criterion(model(x), y)\n"
+    "    loss.backward()\n"
+    "    optimizer.step()\n",
+    "for x, y in loader:\n"
+    "    optimizer.zero_grad(set_to_none=True)\n"
+    "    loss = criterion(model(x), y)\n"
+    "    loss.backward()\n"
+    "    optimizer.step()\n",
+    examples=(
+        Example(
+            "zero_grad_missing",
+            in_loop("loss = criterion(model(x), y)\nloss.backward()\noptimizer.step()"),
+            [(7, "TW001")],
+        ),
+        Example(
+            "zero_grad_present",
+            in_loop(
+                "optimizer.zero_grad()\nloss = criterion(model(x), y)\nloss.backward()\n"
+                "optimizer.step()"
+            ),
+            [],
+        ),
+        Example(
+            "zero_grad_model_set_to_none",
+            in_loop(
+                "model.zero_grad(set_to_none=True)\ncriterion(model(x), y).backward()\n"
+                "optimizer.step()"
+            ),
+            [],
+        ),
+    ),
+)
+
+TW002 = Rule(
+    "TW002",
+    "zero-grad-before-step",
+    "error",
+    "zero_grad() is called between backward() and step(), so the step uses no gradient.",
+    "The gradients computed by backward() are erased before the optimizer reads them. "
+    "step() then sees zero (or None) gradients and the parameters do not learn: with "
+    "weight decay they even shrink towards zero. The loss stays flat and nothing fails.",
+    "loss.backward()\noptimizer.zero_grad()\noptimizer.step()\n",
+    "loss.backward()\noptimizer.step()\noptimizer.zero_grad()\n",
+    examples=(
+        Example(
+            "zero_grad_between",
+            in_loop("criterion(model(x), y).backward()\noptimizer.zero_grad()\noptimizer.step()"),
+            [(6, "TW002")],
+        ),
+        Example(
+            "zero_grad_after_step",
+            in_loop("criterion(model(x), y).backward()\noptimizer.step()\noptimizer.zero_grad()"),
+            [],
+        ),
+    ),
+)
+
+
+def _first_step_node(seq: Iterable[Event]) -> ast.AST | None:
+    for e in seq:
+        if e.kind == STEP:
+            return e.node
+        if e.kind == CALL and e.summary is not None and e.summary.steps:
+            return e.summary.steps[0]
+    return None
+
+
+@scope_check(TW001)
+def check_missing_zero_grad(w: ScopeWalker) -> None:
+    """TW001: the innermost loop with backward() and step() never clears gradients."""
+    trains = {
+        lid
+        for lid in w.loops
+        if any(is_backward(e) for e in events_in(w, lid))
+        and any(is_step(e) for e in events_in(w, lid))
+    }
+    for lid in trains:
+        if any(_descends(w, other, lid) for other in trains if other != lid):
+            continue  # a nested loop is the real training loop; it is checked itself
+        seq = events_in(w, lid)
+        if any(is_zero(e) for e in seq):
+            continue
+        node = _first_step_node(seq)
+        if node is not None:
+            report(
+                w,
+                "TW001",
+                node,
+                call_name(node) + " is called in a loop that runs "
+                "backward() but never zero_grad(): gradients accumulate across iterations",
+            )
+
+
+def _descends(w: ScopeWalker, child: int, ancestor: int) -> bool:
+    parent = w.loops[child].parent
+    while parent is not None:
+        if parent == ancestor:
+            return True
+        parent = w.loops[parent].parent
+    return False
+
+
+@scope_check(TW002)
+def check_zero_grad_between(w: ScopeWalker) -> None:
+    """TW002: zero_grad() after backward() and before the step() that should use the grads."""
+    events = w.events
+    for index, zero in enumerate(events):
+        if zero.kind != ZERO:
+            continue
+        step = _next_step_before_backward(events[index + 1 :], zero)
+        if step is None or not _zero_matches(w, zero, step):
+            continue
+        if _backward_since_last_step(events[:index], zero):
+            receiver = zero.receiver + "." if zero.receiver else ""
+            report(
+                w,
+                "TW002",
+                zero.node,
+                f"{receiver}zero_grad() runs after backward() and "
+                f"before {call_name(step.node)}: the step sees no gradients",
+            )
+
+
+def _next_step_before_backward(after: list[Event], zero: Event) -> Event | None:
+    for e in after:
+        if e.kind == BACKWARD:
+            return None
+        if (
+            e.kind == STEP
+            and is_prefix(zero.path, e.path)
+            and zero.loops[: len(e.loops)] == e.loops
+        ):
+            return e
+    return None
+
+
+def _backward_since_last_step(before: list[Event], zero: Event) -> bool:
+    for e in reversed(before):
+        if e.kind == STEP:
+            return False
+        if e.kind == BACKWARD and compatible(e.path, zero.path):
+            return True
+    return False
+
+
+def _zero_matches(w: ScopeWalker, zero: Event, step: Event) -> bool:
+    if zero.receiver is None or zero.receiver == step.receiver:
+        return True
+    zero_val = w.lookup(zero.receiver)
+    if zero_val is not None and zero_val.kind == V.OPTIMIZER:
+        return False  # another optimizer's gradients (GANs, multi-optimizer setups)
+    step_val = w.lookup(step.receiver)
+    return step_val is None or not step_val.alias or step_val.alias == zero.receiver
