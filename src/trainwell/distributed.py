@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import gc
 import os
 import threading
 from collections.abc import Iterator
@@ -114,6 +115,10 @@ def end_process_group(*, clean: bool) -> None:
     if clean:
         dist.barrier()
     dist.destroy_process_group()
+    # Garbage that still holds collective buffers (FSDP's per-step state, finished work) is
+    # freed now, while the interpreter is whole: freed during its finalization instead, a
+    # tensor with Python references can abort the process after a successful run (gloo).
+    gc.collect()
 
 
 def _local_device(device: str | torch.device | None) -> torch.device:
