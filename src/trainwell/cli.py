@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import dataclasses
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -27,9 +28,22 @@ from trainwell.errors import (
     UserError,
 )
 
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a reader that went away
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``trainwell`` command; returns the exit code."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader left early (``trainwell doctor ... | head``): not an error to report
+        # with a traceback. Output still buffered must not fail again at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "doctor":  # the linter has its own parser and must not import torch
         from trainwell.doctor.cli import main as doctor_main

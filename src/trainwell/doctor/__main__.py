@@ -1,7 +1,7 @@
-"""``python -m trainwell.doctor``."""
+"""``python -m trainwell.doctor``: ``trainwell doctor``."""
 
 import sys
 
-from .cli import main
+from trainwell.cli import main
 
-sys.exit(main())
+sys.exit(main(["doctor", *sys.argv[1:]]))
