@@ -73,6 +73,7 @@ _EXPORTS = {
     "count_step_flops": "flops",
     "peak_flops": "flops",
     "Profiler": "profiling",
+    "log": "logged",
 }
 
 #: subpackages reachable as attributes, e.g. ``tw.data.cache(...)``, ``tw.guards.watch(...)``
@@ -102,6 +103,7 @@ if TYPE_CHECKING:  # static analysers and IDEs see the real names
     from trainwell.errors import CheckpointError, ConfigError, DataError, ShapeError, UserError
     from trainwell.evaluation import evaluate, predict
     from trainwell.guards import GuardsConfig, watch
+    from trainwell.logged import log
     from trainwell.loop import FitResult, fit
     from trainwell.metric import AUROC, F1, Accuracy, ConfusionMatrix, Metric, accuracy
     from trainwell.observe import InputBoundDetector, InputBoundWarning, Observer, StepReport

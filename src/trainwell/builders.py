@@ -40,7 +40,16 @@ from trainwell.errors import ConfigError, DataError
 from trainwell.evaluation import evaluate_loader
 from trainwell.guards.config import GuardsConfig
 from trainwell.metric import resolve_metrics
-from trainwell.observe import FitInfo, InputBoundDetector, MetricsLog, Observer, Progress
+from trainwell.observe import (
+    CSVLog,
+    FitInfo,
+    InputBoundDetector,
+    MetricsLog,
+    Observer,
+    Progress,
+    TensorBoardLog,
+)
+from trainwell.observe.tensorboard import tensorboard_available
 from trainwell.optim import build_optimizer
 from trainwell.precision import Precision
 from trainwell.schedule import Schedule, TorchSchedule, build_schedule, infer_interval
@@ -305,13 +314,19 @@ def nonfinite_skip(guards: GuardsConfig) -> SkipNonfinite:
 
 
 def default_observers(cfg: Config, strategy: Strategy) -> list[Observer]:
-    """The progress bar and the metrics files (on the main process only), and the input-bound
-    detector."""
+    """The progress bar and the run directory's logs (``metrics.jsonl``, ``metrics.csv``,
+    TensorBoard: on the main process only), and the input-bound detector."""
     observers: list[Observer] = []
     if not cfg.run.quiet and strategy.is_main:
         observers.append(Progress(bar=cfg.run.progress))
     if cfg.run.dir is not None and strategy.is_main:
         observers.append(MetricsLog(cfg.run.dir))
+        if cfg.log.csv:
+            observers.append(CSVLog(cfg.run.dir))
+        if cfg.log.tensorboard is True or (
+            cfg.log.tensorboard == "auto" and tensorboard_available()
+        ):
+            observers.append(TensorBoardLog(cfg.run.dir))
     if cfg.data.input_bound_threshold is not None:
         observers.append(InputBoundDetector(cfg.data.input_bound_threshold))
     if cfg.profile.enabled and strategy.is_main:

@@ -236,6 +236,16 @@ class ProfileConfig:
 
 
 @dataclass(frozen=True)
+class LogConfig:
+    csv: bool = option(True, "RUN/metrics.csv beside metrics.jsonl: the same records as columns")
+    tensorboard: bool | Literal["auto"] = option(
+        "auto",
+        "TensorBoard event files in RUN/tensorboard (torch.utils.tensorboard); auto: when the "
+        "tensorboard package is installed (pip install 'trainwell[tensorboard]')",
+    )
+
+
+@dataclass(frozen=True)
 class NoModelConfig:
     """Placeholder for the `model` section when a job has no model options."""
 
@@ -254,6 +264,9 @@ class Config:
         default_factory=GuardsConfig, metadata={"help": "runtime guards (docs/guards.md)"}
     )
     profile: ProfileConfig = field(default_factory=ProfileConfig)
+    log: LogConfig = field(
+        default_factory=LogConfig, metadata={"help": "what the run directory logs besides JSONL"}
+    )
     model: Any = field(
         default_factory=NoModelConfig, metadata={"help": "the recipe's own options (a dataclass)"}
     )

@@ -239,6 +239,12 @@ class DDP(SingleDevice):
         dist.all_reduce(values)
         return values / self.world_size
 
+    def union(self, names: list[str]) -> list[str]:
+        """The names any rank has, sorted: the same list on every rank (one small gather)."""
+        gathered: list[Any] = [None] * self.world_size
+        dist.all_gather_object(gathered, list(names))
+        return sorted(set().union(*gathered))
+
     def agree(self, flag: bool) -> bool:
         """True on every rank when any rank says so (one all-reduce of one number)."""
         device = self.device if dist.get_backend() == "nccl" else torch.device("cpu")

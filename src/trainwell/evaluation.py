@@ -14,6 +14,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from trainwell import logged
 from trainwell.batch import (
     bookkeeping_keys,
     call_model,
@@ -97,7 +98,8 @@ def evaluate_loader(
     skip = bookkeeping_keys(count_key)
     to_device = to_device or functools.partial(move_to, device=device, non_blocking=True)
     try:
-        with torch.inference_mode(), precision.autocast():
+        # a step_fn's tw.log values belong to training steps: not collected here, not warned
+        with torch.inference_mode(), precision.autocast(), logged.ignoring():
             for batch in loader:
                 batch = to_device(batch)
                 if step_fn is not None:

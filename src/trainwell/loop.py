@@ -22,6 +22,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from trainwell import logged
 from trainwell.accumulation import Accumulation
 from trainwell.builders import (
     NoCheckpoints,
@@ -296,8 +297,9 @@ def fit(
             for window in accumulation.windows(meter.timed(batches)):
                 # zero_grad → forward under autocast → weighted backward → unscale → clip →
                 # step → schedule on real steps: one part, `TrainStep` (step.py)
-                with step_flops.counting():  # a no-op but on the one step it counts
+                with step_flops.counting(), logged.collecting() as values:  # tw.log(...)
                     result = train_step(window, counters.step)
+                logged.merge_into(result.logs, values)
                 counters.advance(window, result.stepped)  # stepped: False if GradScaler skipped
 
                 # ── report: facts stay on the device; host sync every log_every steps ──

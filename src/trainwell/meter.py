@@ -37,7 +37,8 @@ class Meter:
         self.world = world if world is not None and world.world_size > 1 else None
         self.flops = flops  # FLOPs per step, counted once: tflops and mfu in the logs
         self.interval_loss = torch.zeros((), device=device)
-        self.interval_logs: dict[str, torch.Tensor] = {}
+        self.interval_logs: dict[str, torch.Tensor] = {}  # sums of the extra values logged
+        self.interval_log_counts: dict[str, int] = {}  # the steps that logged each
         self.interval_windows = self.interval_samples = self.interval_tokens = 0
         self.counts_tokens: bool | None = None  # batches of token ids (decided on the first)
         # Log intervals span epoch boundaries: their clock and data-wait total never reset.
@@ -54,6 +55,7 @@ class Meter:
         self.started = time.perf_counter()
         self.loss_sum = torch.zeros((), device=self.device)
         self.log_sums: dict[str, torch.Tensor] = {}
+        self.log_counts: dict[str, int] = {}
         self.windows = 0
 
     def state_dict(self) -> dict[str, Any]:
@@ -62,6 +64,8 @@ class Meter:
             "loss_sum": self.loss_sum,
             "log_sums": self.log_sums,
             "interval_logs": getattr(self, "interval_logs", {}),
+            "log_counts": self.log_counts,
+            "interval_log_counts": self.interval_log_counts,
             "windows": self.windows,
             "interval_loss": self.interval_loss,
             "interval_windows": self.interval_windows,
@@ -77,6 +81,11 @@ class Meter:
         self.interval_loss = state["interval_loss"].to(self.device)
         self.windows = state["windows"]
         self.interval_windows = state["interval_windows"]
+        # older checkpoints: every step logged every value
+        self.log_counts = state.get("log_counts", dict.fromkeys(self.log_sums, self.windows))
+        self.interval_log_counts = state.get(
+            "interval_log_counts", dict.fromkeys(self.interval_logs, self.interval_windows)
+        )
         # Throughput is measured afresh: the clock of the run that saved this is gone.
         self.interval_samples, self.interval_started = 0, time.perf_counter()
         self.interval_tokens = 0
@@ -114,9 +123,11 @@ class Meter:
         self.loss_sum += loss
         self.interval_loss += loss
         for name, value in result.logs.items():
-            value = value.detach().float()
+            value = value.detach().float().to(self.device)
             self.log_sums[name] = self.log_sums.get(name, 0) + value
             self.interval_logs[name] = self.interval_logs.get(name, 0) + value
+            self.log_counts[name] = self.log_counts.get(name, 0) + 1
+            self.interval_log_counts[name] = self.interval_log_counts.get(name, 0) + 1
         self.windows += 1
         self.interval_windows += 1
         self.interval_samples += samples
@@ -141,14 +152,13 @@ class Meter:
         probing = self.flops.take_overhead() if self.flops is not None else 0.0
         elapsed = max(now - self.interval_started - probing, 1e-9)
         windows = self.interval_windows
-        extra = [v / windows for v in self.interval_logs.values()]
-        values = torch.stack(
-            [self.interval_loss / windows, grad_norm.float().to(self.device), *extra]
-        )
+        head = [self.interval_loss / windows, grad_norm.float().to(self.device)]
+        self.interval_logs = self._agreed(self.interval_logs, self.interval_log_counts)
+        values = _with_counts(head, self.interval_logs, self.interval_log_counts, self.device)
         ranks = 1
         if self.world is not None:
             values, ranks = self.world.mean(values), self.world.world_size
-        loss, norm, *extra_values = values.tolist()
+        (loss, norm), extra_values = _means_of(values.tolist(), len(head), len(self.interval_logs))
         logged = {
             "loss": loss,
             **dict(zip(self.interval_logs, extra_values, strict=True)),
@@ -169,7 +179,7 @@ class Meter:
         self.run_samples += self.interval_samples
         self.run_tokens += self.interval_tokens
         self.interval_loss = torch.zeros((), device=self.device)
-        self.interval_logs = {}
+        self.interval_logs, self.interval_log_counts = {}, {}
         self.interval_windows = self.interval_samples = self.interval_tokens = 0
         self.interval_started, self.interval_wait_s = now, self.wait_s
         return logged
@@ -200,13 +210,46 @@ class Meter:
 
     def epoch_values(self) -> dict[str, float]:
         """``train_loss`` (and ``train_<name>`` of each step log) of the epoch: one host read."""
-        sums = {"loss": self.loss_sum, **self.log_sums}
-        windows = max(self.windows, 1)
-        means = torch.stack([v / windows for v in sums.values()])
+        head = [self.loss_sum / max(self.windows, 1)]
+        self.log_sums = self._agreed(self.log_sums, self.log_counts)
+        values = _with_counts(head, self.log_sums, self.log_counts, self.device)
         if self.world is not None:
-            means = self.world.mean(means)
-        means = means.tolist()
-        return {f"train_{name}": value for name, value in zip(sums, means, strict=True)}
+            values = self.world.mean(values)
+        (loss,), extra = _means_of(values.tolist(), 1, len(self.log_sums))
+        names = ["loss", *self.log_sums]
+        return {f"train_{n}": v for n, v in zip(names, [loss, *extra], strict=True)}
+
+    def _agreed(self, sums: dict[str, torch.Tensor], counts: dict[str, int]) -> dict:
+        """``sums`` over the names every rank logged (a rank without one adds 0 over 0 steps),
+        in one order on every rank: the all-reduce then adds like to like."""
+        if self.world is None:
+            return sums
+        names = self.world.union(list(sums))
+        for name in names:
+            counts.setdefault(name, 0)
+        zero = torch.zeros((), device=self.device)
+        return {name: sums.get(name, zero) for name in names}
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
+
+
+def _with_counts(
+    head: list[torch.Tensor],
+    sums: dict[str, torch.Tensor],
+    counts: dict[str, int],
+    device: torch.device,
+) -> torch.Tensor:
+    """One tensor for one read (and one all-reduce): ``head``, then the sums of the extra
+    values, then how many steps logged each (they are reduced as sums and counts, so a value
+    logged on some steps, or on some ranks, is the mean of what was logged)."""
+    if not sums:
+        return torch.stack(head)
+    tally = torch.tensor([float(counts[name]) for name in sums], device=device)
+    return torch.cat([torch.stack([*head, *sums.values()]), tally])
+
+
+def _means_of(values: list[float], heads: int, extras: int) -> tuple[list[float], list[float]]:
+    """``(head values, extra means)`` from a read of `_with_counts`."""
+    sums, counts = values[heads : heads + extras], values[heads + extras :]
+    return values[:heads], [s / c if c else float("nan") for s, c in zip(sums, counts, strict=True)]

@@ -63,6 +63,8 @@ class Strategy(Protocol):
 
     def mean(self, values: torch.Tensor) -> torch.Tensor: ...
 
+    def union(self, names: list[str]) -> list[str]: ...
+
     def agree(self, flag: bool) -> bool: ...
 
     def model_state(self, model: nn.Module) -> dict[str, Any]: ...
@@ -130,6 +132,10 @@ class SingleDevice:
     def mean(self, values: torch.Tensor) -> torch.Tensor:
         """``values`` averaged over processes: here, as given."""
         return values
+
+    def union(self, names: list[str]) -> list[str]:
+        """The names any process has, in one order on every process: here, these."""
+        return names
 
     def agree(self, flag: bool) -> bool:
         """True when any process says so: here, this one's word."""

@@ -91,5 +91,6 @@ def warn_at_user(message: str | Warning, category: type[Warning] = UserWarning) 
         frame.f_code.co_filename,
         frame.f_lineno,
         module=frame.f_globals.get("__name__", "__main__"),
-        module_globals=frame.f_globals,
+        # a script read from stdin or -c has no source for linecache to load
+        module_globals=None if frame.f_code.co_filename.startswith("<") else frame.f_globals,
     )

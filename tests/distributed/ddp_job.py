@@ -49,6 +49,23 @@ def collate_counting_tokens(samples):
     return batch
 
 
+def logging_rank_values(model, batch):
+    """The default loss step, logging this rank's number (every rank) and a value that only
+    rank 1 logs, and only on its even steps."""
+    x, y = batch
+    outputs = model(x)
+    if model.training:
+        rank = int(os.environ.get("RANK", "0"))
+        tw.log("rank", float(rank))
+        logging_rank_values.calls += 1
+        if rank == 1 and logging_rank_values.calls % 2 == 0:
+            tw.log("only_rank1", 7.0)
+    return nn.functional.cross_entropy(outputs, y), outputs
+
+
+logging_rank_values.calls = 0
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", required=True)
@@ -65,6 +82,7 @@ def main():
     parser.add_argument("--sharded", choices=["auto", "true", "false"], default="auto")
     parser.add_argument("--async-save", action="store_true")  # checkpoint.async_save
     parser.add_argument("--dataloader", action="store_true")  # the user's own DataLoader
+    parser.add_argument("--log-values", action="store_true")  # tw.log, names differing by rank
     parser.add_argument("--tokens", action="store_true")  # ignored labels, weight_by=num_tokens
     args = parser.parse_args()
 
@@ -91,6 +109,7 @@ def main():
             model,
             train,
             (x[192:], y[192:]),
+            step_fn=logging_rank_values if args.log_values else None,
             metrics=["accuracy"],
             observers=observers,
             config={

@@ -237,3 +237,14 @@ def test_a_bug_on_one_rank_is_reported_once_by_every_rank_naming_that_rank(tmp_p
     assert r0["findings"] == r1["findings"]  # the same merged list everywhere
     assert [(f["rank"], f["also_on"]) for f in r0["findings"]] == [(1, ())]
     assert "rank 1: [" in done.stderr  # rank 1 said so as it happened
+
+
+def test_values_logged_with_tw_log_are_reduced_as_sums_and_counts_over_ranks(tmp_path):
+    """Rank r logs r every step, rank 1 alone logs 7.0 on every other step: the logs and the
+    epoch records hold the mean over every rank's logged values (0.5 and 7.0), on both."""
+    out = str(tmp_path / "w")
+    torchrun("--out", out, "--batch", "16", "--log-values")
+    for rank in (0, 1):
+        history = load(f"{out}.rank{rank}")["history"]
+        assert [h["train_rank"] for h in history] == [0.5, 0.5, 0.5]
+        assert [h["train_only_rank1"] for h in history] == [7.0, 7.0, 7.0]

@@ -253,7 +253,7 @@ def test_a_full_disk_stops_the_metrics_log_not_the_run(tmp_path):
 
     log = MetricsLog(tmp_path)
     log.on_fit_start(None)
-    log._file = FullAfterFirstLine(log._file)
+    log._file._file = FullAfterFirstLine(log._file._file)  # the open file under the log
     log.on_epoch_end({"epoch": 1, "val_loss": 0.5})
     with pytest.warns(MetricsLogWarning, match=r"metrics\.jsonl: No space left.*training goes on"):
         log.on_epoch_end({"epoch": 2, "val_loss": 0.4})

@@ -360,6 +360,9 @@ def test_rates_with_several_ranks_are_totals_and_mfu_stays_per_device(monkeypatc
         def mean(self, values):  # both ranks saw the same numbers
             return values
 
+        def union(self, names):  # and logged the same values
+            return names
+
     clock = [100.0]
     monkeypatch.setattr(meter_module.time, "perf_counter", lambda: clock[0])
     flops = meter_module.StepFlops(torch.device("cpu"), torch.float32)

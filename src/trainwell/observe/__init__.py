@@ -10,8 +10,11 @@ from trainwell.observe.base import FitInfo, Observer, StepReport
 from trainwell.observe.input_bound import InputBoundDetector, InputBoundWarning
 from trainwell.observe.log import MetricsLog
 from trainwell.observe.progress import Progress
+from trainwell.observe.table import CSVLog
+from trainwell.observe.tensorboard import TensorBoardLog
 
 __all__ = [
+    "CSVLog",
     "FitInfo",
     "InputBoundDetector",
     "InputBoundWarning",
@@ -19,4 +22,5 @@ __all__ = [
     "Observer",
     "Progress",
     "StepReport",
+    "TensorBoardLog",
 ]

@@ -13,32 +13,35 @@ from trainwell.userframe import warn_at_user
 
 
 class MetricsLogWarning(UserWarning):
-    """``metrics.jsonl`` could not be appended to; training goes on without it."""
+    """A run log (``metrics.jsonl``, ``metrics.csv``) could not be appended to; training goes
+    on without it."""
 
 
-class MetricsLog(Observer):
-    """Appends one JSON record per logged step and per epoch; writes a summary at the end."""
+class AppendedFile:
+    """A text file a run appends to, line by line. A full disk must not kill a run over a log
+    line (the checkpoints say for themselves when they cannot be written): on a failed write
+    the file is cut back to its last whole line, a warning says why, and later lines are
+    dropped."""
 
-    def __init__(self, run_dir: str | Path) -> None:
-        self.run_dir = Path(run_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.run_dir / "metrics.jsonl"
+    def __init__(self, path: Path) -> None:
+        self.path = path
         self._file = None
 
-    def on_fit_start(self, info: FitInfo) -> None:
-        self._file = open(self.path, "a", buffering=1)  # noqa: SIM115 - closed in on_fit_end
+    def open(self) -> None:
+        self._file = open(self.path, "a", buffering=1)  # noqa: SIM115 - closed in close()
 
-    def _write(self, record: dict[str, Any]) -> None:
+    @property
+    def is_open(self) -> bool:
+        return self._file is not None
+
+    def write(self, text: str) -> None:
         if self._file is None:
             return
-        line = json.dumps(json_safe(record)) + "\n"
         good_size = self._file.tell()
         try:
-            self._file.write(line)
+            self._file.write(text)
         except OSError as exc:
-            # A full disk must not kill a run over a log line (the checkpoints say for
-            # themselves when they cannot be written): stop logging, keep the file whole.
-            self._give_up(exc, good_size, len(line))
+            self._give_up(exc, good_size, len(text))
 
     def _give_up(self, exc: OSError, good_size: int, needed: int) -> None:
         file, self._file = self._file, None
@@ -51,10 +54,33 @@ class MetricsLog(Observer):
             pass
         failure = describe_write_failure(self.path, exc, needed)
         warn_at_user(
-            f"{failure}; the metrics log stops here (its lines so far are intact) and "
-            "training goes on",
+            f"{failure}; this log stops here (its lines so far are intact) and training goes on",
             MetricsLogWarning,
         )
+
+    def close(self) -> None:
+        file, self._file = self._file, None
+        if file is not None:
+            try:
+                file.close()
+            except OSError as exc:
+                warn_at_user(describe_write_failure(self.path, exc, 0), MetricsLogWarning)
+
+
+class MetricsLog(Observer):
+    """Appends one JSON record per logged step and per epoch; writes a summary at the end."""
+
+    def __init__(self, run_dir: str | Path) -> None:
+        self.run_dir = Path(run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.run_dir / "metrics.jsonl"
+        self._file = AppendedFile(self.path)
+
+    def on_fit_start(self, info: FitInfo) -> None:
+        self._file.open()
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self._file.write(json.dumps(json_safe(record)) + "\n")
 
     def on_step_end(self, report: StepReport) -> None:
         if report.logged is not None:
@@ -69,12 +95,7 @@ class MetricsLog(Observer):
         self._write({"kind": "finding", **finding.as_dict()})
 
     def close(self) -> None:
-        file, self._file = self._file, None
-        if file is not None:
-            try:
-                file.close()
-            except OSError as exc:
-                warn_at_user(describe_write_failure(self.path, exc, 0), MetricsLogWarning)
+        self._file.close()
 
     def on_fit_end(self, result: Any) -> None:
         self.close()

@@ -1,0 +1,123 @@
+"""TensorBoard event files in ``RUN/tensorboard`` (``torch.utils.tensorboard``).
+
+What the run already reads at its logging interval, and nothing more (no extra host sync):
+``train/<name>`` per logged step (loss, grad_norm, lr, samples_per_s, tokens_per_s, tflops,
+mfu, data_wait, your own `trainwell.log` values, and ``loss_scale`` under fp16), ``epoch/<name>``
+per epoch (train and validation losses and metrics), runtime guard findings as text, the
+resolved config as text at the start, and at the end the config's scalars as hparams with
+the final and best metrics (TensorBoard's HPARAMS tab compares runs by them).
+
+``tensorboard --logdir runs/`` shows every run of a directory side by side.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from trainwell.errors import ConfigError
+from trainwell.observe.base import FitInfo, Observer, StepReport
+
+INSTALL = "pip install 'trainwell[tensorboard]'"
+
+
+def tensorboard_available() -> bool:
+    """Whether the ``tensorboard`` package (which writes the event files) is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec("tensorboard") is not None
+
+
+class TensorBoardLog(Observer):
+    """Writes the run's scalars, findings, config and hparams as TensorBoard event files."""
+
+    def __init__(self, run_dir: str | Path) -> None:
+        if not tensorboard_available():
+            raise ConfigError(f"log.tensorboard=true needs the tensorboard package: {INSTALL}")
+        self.directory = Path(run_dir) / "tensorboard"
+        self._writer: Any = None
+        self._config: dict[str, Any] = {}
+
+    def on_fit_start(self, info: FitInfo) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self._writer = SummaryWriter(str(self.directory))
+        self._config = info.config
+        text = json.dumps(info.config, indent=2, default=str)
+        self._writer.add_text("config", f"```\n{text}\n```", info.start_step)
+
+    def on_step_end(self, report: StepReport) -> None:
+        if report.logged is None or self._writer is None:
+            return
+        for name, value in report.logged.items():
+            if _is_number(value):
+                self._writer.add_scalar(f"train/{name}", value, report.step)
+        if report.scale is not None:  # fp16: read at the log interval, a sync already made
+            self._writer.add_scalar("train/loss_scale", float(report.scale), report.step)
+
+    def on_epoch_end(self, record: dict[str, Any]) -> None:
+        if self._writer is None:
+            return
+        step = record.get("step", 0)
+        for name, value in record.items():
+            if name not in {"step", "epoch"} and _is_number(value):
+                self._writer.add_scalar(f"epoch/{name}", value, step)
+        self._writer.flush()  # an epoch is visible in TensorBoard as soon as it ends
+
+    def on_finding(self, finding: Any) -> None:
+        if self._writer is not None:
+            about = finding.as_dict()
+            self._writer.add_text(
+                "findings", f"**{about.get('code', '')}** {finding}", about.get("step") or 0
+            )
+
+    def on_fit_end(self, result: Any) -> None:
+        # after close(): the run's own writer is done, the hparams get a file of their own
+        if not self._config:
+            return
+        metrics = {f"final/{k}": v for k, v in (result.final or {}).items() if _is_number(v)}
+        if _is_number(result.best):
+            metrics[f"best/{result.monitor}"] = result.best
+        if metrics:
+            _write_hparams(self.directory, _hparams(self._config), metrics, result.steps)
+
+    def close(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.close()
+
+
+def _write_hparams(
+    directory: Path, hparams: dict[str, Any], metrics: dict[str, float], step: int
+) -> None:
+    """The run's hparams and their metrics, as SummaryWriter.add_hparams writes them but in
+    the run's own directory (add_hparams makes a sub-run per call)."""
+    from torch.utils.tensorboard import SummaryWriter
+    from torch.utils.tensorboard.summary import hparams as hparams_summaries
+
+    with SummaryWriter(str(directory)) as writer:
+        for summary in hparams_summaries(hparams, metrics):
+            writer.file_writer.add_summary(summary, step)
+        for name, value in metrics.items():
+            writer.add_scalar(name, value, step)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _hparams(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """The config's leaves as ``section.key`` -> a value TensorBoard's hparams accept."""
+    flat: dict[str, Any] = {}
+    for key, value in config.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(_hparams(value, f"{name}."))
+        elif isinstance(value, bool | int | float | str):
+            flat[name] = value
+        elif value is None:
+            flat[name] = "null"
+        else:
+            flat[name] = str(value)
+    return flat
