@@ -327,6 +327,10 @@ def default_observers(cfg: Config, strategy: Strategy) -> list[Observer]:
             cfg.log.tensorboard == "auto" and tensorboard_available()
         ):
             observers.append(TensorBoardLog(cfg.run.dir))
+        if cfg.log.plots:
+            from trainwell.plotting import PlotsAtEnd  # matplotlib only when asked
+
+            observers.append(PlotsAtEnd(cfg.run.dir))
     if cfg.data.input_bound_threshold is not None:
         observers.append(InputBoundDetector(cfg.data.input_bound_threshold))
     if cfg.profile.enabled and strategy.is_main:

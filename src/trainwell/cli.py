@@ -163,6 +163,15 @@ def _parser() -> argparse.ArgumentParser:
     _add_trust_arg(export)
     export.set_defaults(run=cmd_export)
 
+    plot = sub.add_parser(
+        "plot", help="PNGs of runs' loss, metrics, LR, grad norm and throughput (matplotlib)"
+    )
+    plot.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="runs, drawn together")
+    plot.add_argument(
+        "--out", help="output directory (default: RUN_DIR/plots; ./plots for several)"
+    )
+    plot.set_defaults(run=cmd_plot)
+
     recipes = sub.add_parser("recipes", help="list the built-in recipes")
     recipes.set_defaults(run=cmd_recipes)
 
@@ -394,6 +403,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_plot(args: argparse.Namespace) -> int:
+    from trainwell.plotting import plot_runs
+
+    default = Path(args.run_dirs[0]) / "plots" if len(args.run_dirs) == 1 else Path("plots")
+    for path in plot_runs(args.run_dirs, Path(args.out) if args.out else default):
+        print(path)
+    return EXIT_OK
+
+
 def cmd_recipes(args: argparse.Namespace) -> int:
     from trainwell.recipes import BUILTIN, DEFAULT, load_recipe
 
@@ -422,6 +440,7 @@ def _train(config: Any, build: Any, recipe_name: str) -> int:
         metrics=job.metrics,
         step_fn=job.step_fn,
         train_step=job.train_step,
+        observers=job.observers,
     )
     if result.preempted == "SIGINT":
         return EXIT_INTERRUPTED  # interrupted, but saved: the conventional code for Ctrl-C

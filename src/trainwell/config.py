@@ -243,6 +243,9 @@ class LogConfig:
         "TensorBoard event files in RUN/tensorboard (torch.utils.tensorboard); auto: when the "
         "tensorboard package is installed (pip install 'trainwell[tensorboard]')",
     )
+    plots: bool = option(
+        False, "PNGs of loss, metrics, LR, grad norm, throughput into RUN/plots at the end"
+    )
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,7 @@ class Job:
       loss is not ``loss(model(x), y)``;
     - ``train_step``: a `trainwell.step.TrainStep` (subclass) that replaces the whole optimizer
       step, with its own optimizers (several, e.g. a GAN: see ``trainwell.recipes.gan``);
+    - ``observers``: `trainwell.Observer` objects of the recipe's own (a picture it records);
     - ``extra``: anything else the recipe wants to hand back (not used by ``fit()``).
     """
 
@@ -89,6 +90,7 @@ class Job:
     metrics: Any = None
     step_fn: Any = None
     train_step: Any = None
+    observers: list[Any] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

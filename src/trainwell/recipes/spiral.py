@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 from torch import nn
@@ -74,10 +75,18 @@ def build(config: Config) -> Job:
     m: ModelConfig = config.model
     x, y = make_spiral(m.num_points, m.noise, config.run.seed)
     split = int(0.8 * len(y))
+    model = SpiralMLP(m.hidden)
+    observers = []
+    if config.log.plots and config.run.dir is not None:  # the boundary sharpening, per epoch
+        from trainwell.plotting import DecisionBoundary
+
+        gif = Path(config.run.dir) / "plots" / "decision_boundary.gif"
+        observers.append(DecisionBoundary(model, x[:split], y[:split], gif))
     return Job(
-        model=SpiralMLP(m.hidden),
+        model=model,
         train_data=(x[:split], y[:split]),
         val_data=(x[split:], y[split:]),
         loss=nn.CrossEntropyLoss(),
         metrics=["accuracy"],
+        observers=observers,
     )
