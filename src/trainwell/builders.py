@@ -489,7 +489,7 @@ def fit_info(
     model: nn.Module,
     counters: Counters,
     length: RunLength,
-    device: torch.device,
+    strategy: Strategy,
     precision: Precision,
 ) -> FitInfo:
     """What observers are told at the start of a run."""
@@ -499,12 +499,36 @@ def fit_info(
         total_steps=length.max_steps,
         start_epoch=counters.epoch,
         start_step=counters.step,
-        device=str(device),
+        device=str(strategy.device),
         precision=precision.mode,
         num_parameters=sum(p.numel() for p in model.parameters() if p.requires_grad),
         run_dir=cfg.run.dir,
         config=cfg.to_dict(),
+        model_name=type(model).__name__,
+        modules=_module_counts(model),
+        total_parameters=_count(model),
+        size_mb=sum(t.numel() * t.element_size() for t in [*model.parameters(), *model.buffers()])
+        / 2**20,
+        strategy=type(strategy).__name__.lower().replace("singledevice", "single"),
     )
+
+
+def _module_counts(model: nn.Module) -> list[tuple[str, int, int]]:
+    """(name, parameters, trainable) of each top-level module that holds parameters of its
+    own; a parameter shared with an earlier module (tied weights) is counted there only."""
+    seen: set[int] = set()
+    rows = []
+    for name, child in model.named_children():
+        own = [p for p in child.parameters() if id(p) not in seen]
+        seen.update(id(p) for p in own)
+        if own:
+            total = sum(p.numel() for p in own)
+            rows.append((name, total, sum(p.numel() for p in own if p.requires_grad)))
+    return rows
+
+
+def _count(module: nn.Module, *, trainable: bool = False) -> int:
+    return sum(p.numel() for p in module.parameters() if p.requires_grad or not trainable)
 
 
 def vars_of(section: Any) -> dict[str, Any]:

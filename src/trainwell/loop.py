@@ -151,9 +151,24 @@ class FitResult:
             )
         if self.run_dir:
             lines.append(f"run directory: {self.run_dir}")
-            if self.preempted and self.saves:
-                lines.append(f"resume with: trainwell resume {self.run_dir}")
+            plots = Path(self.run_dir) / "plots"
+            if plots.is_dir():
+                lines.append(f"plots: {plots}")
+            if self.saves:
+                lines += _next_commands(self.run_dir, self.epochs, bool(self.preempted))
         return "\n".join(lines)
+
+
+def _next_commands(run_dir: Path, epochs: int, preempted: bool) -> list[str]:
+    """The commands a person types next, for this run directory."""
+    longer = "" if preempted else f" --set train.max_epochs={2 * epochs}"
+    return [
+        "next:",
+        f"  trainwell resume {run_dir}{longer}   # {'continue' if preempted else 'train longer'}",
+        f"  trainwell eval {run_dir}              # the best checkpoint on the validation data",
+        f"  trainwell export {run_dir}            # its weights as safetensors",
+        f"  trainwell plot {run_dir}              # loss, metrics, LR, grad norm, throughput",
+    ]
 
 
 class History:
@@ -285,7 +300,7 @@ def fit(
         }
         save = functools.partial(checkpointer.save, state, counters, **manifest)
         started, stop_reason = time.perf_counter(), None
-        info = fit_info(cfg, model, counters, length, strategy.device, precision)
+        info = fit_info(cfg, model, counters, length, strategy, precision)
         _emit(observers, "on_fit_start", info)
         while counters.epoch < length.max_epochs and counters.step < length.max_steps:
             if counters.batch_in_epoch == 0:

@@ -22,6 +22,12 @@ class FitInfo:
     num_parameters: int
     run_dir: str | None
     config: dict[str, Any] = field(default_factory=dict)
+    model_name: str = ""
+    # (top-level module, parameters, trainable parameters), in the model's order
+    modules: list[tuple[str, int, int]] = field(default_factory=list)
+    total_parameters: int = 0  # trainable or not (num_parameters: trainable only)
+    size_mb: float = 0.0  # parameters and buffers in memory
+    strategy: str = "single"
 
 
 @dataclass

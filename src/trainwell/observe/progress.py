@@ -40,9 +40,12 @@ class Progress(Observer):
             else " (no run.dir: nothing will be saved, no checkpoints or metrics log; set run.dir)"
         )
         resumed = f", resuming at epoch {info.start_epoch + 1}" if info.start_step else ""
+        for line in model_summary(info):
+            self._print(line)
         self._print(
-            f"training {info.num_parameters:,} parameters on {info.device} ({info.precision}), "
-            f"{info.max_epochs} epochs x {info.steps_per_epoch} steps{resumed}{where}"
+            f"training {info.num_parameters:,} parameters on {info.device} ({info.precision}, "
+            f"{info.strategy}), {info.max_epochs} epochs x {info.steps_per_epoch} steps"
+            f"{resumed}{where}"
         )
 
     def _print(self, text: str) -> None:
@@ -96,3 +99,21 @@ class Progress(Observer):
         self.close()
         for line in result.describe().splitlines():
             self._print(line)
+
+
+def model_summary(info: FitInfo) -> list[str]:
+    """The model in a few lines: its top-level modules with their parameters, trainable or
+    frozen, and its size in memory."""
+    if not info.model_name:
+        return []
+    frozen = info.total_parameters - info.num_parameters
+    lines = [
+        f"model {info.model_name}: {info.total_parameters:,} parameters"
+        f"{f' ({frozen:,} frozen)' if frozen else ''}, {info.size_mb:.2f} MB"
+    ]
+    if len(info.modules) > 1:
+        width = max(len(name) for name, _, _ in info.modules)
+        for name, total, trainable in info.modules:
+            state = "" if trainable == total else (" frozen" if not trainable else " partly frozen")
+            lines.append(f"  {name:<{width}}  {total:>12,}{state}")
+    return lines
