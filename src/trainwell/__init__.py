@@ -74,6 +74,7 @@ _EXPORTS = {
     "peak_flops": "flops",
     "Profiler": "profiling",
     "log": "logged",
+    "EMA": "ema",
 }
 
 #: subpackages reachable as attributes, e.g. ``tw.data.cache(...)``, ``tw.guards.watch(...)``
@@ -100,6 +101,7 @@ if TYPE_CHECKING:  # static analysers and IDEs see the real names
         pad_collate,
     )
     from trainwell.device import choose_device, move_to
+    from trainwell.ema import EMA
     from trainwell.errors import CheckpointError, ConfigError, DataError, ShapeError, UserError
     from trainwell.evaluation import evaluate, predict
     from trainwell.guards import GuardsConfig, watch

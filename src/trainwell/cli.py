@@ -145,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("run_dir", help="the run directory")
     _add_checkpoint_arg(evaluate)
+    _add_weights_arg(evaluate)
     _add_trust_arg(evaluate)
     evaluate.set_defaults(run=cmd_eval)
 
@@ -156,6 +157,7 @@ def _parser() -> argparse.ArgumentParser:
         "--format", dest="fmt", default="safetensors", choices=["safetensors", "pt"]
     )
     _add_checkpoint_arg(export)
+    _add_weights_arg(export)
     export.add_argument(
         "--out",
         help="output file (default: RUN_DIR/export/model-step-N.FORMAT); never a checkpoint",
@@ -204,6 +206,16 @@ def _add_checkpoint_arg(parser: argparse.ArgumentParser) -> None:
         metavar="best|last|FILE",
         help="best (default; refused if damaged), last (the newest checkpoint that verifies), "
         "or a checkpoint file (refused if damaged)",
+    )
+
+
+def _add_weights_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--weights",
+        default="auto",
+        choices=["auto", "raw", "ema"],
+        help="a run with train.ema_decay saves raw weights and their moving average: auto "
+        "(the average where there is one: what the run validated), raw or ema",
     )
 
 
@@ -341,7 +353,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"{chosen} holds no model weights (its state has {sorted(payload['state'])})"
         )
     job = _build(build, config, recipe_name)
-    weights = payload["state"]["model"]
+    state = payload["state"]
+    if args.weights == "ema" and "ema" not in state:
+        raise UserError(f"{chosen} holds no moving average of the weights; use --weights raw")
+    averaged = args.weights != "raw" and "ema" in state
+    weights = state["ema"]["weights"] if averaged else state["model"]
     if is_marker(weights):  # a sharded (FSDP) checkpoint: its shards gathered
         weights = consolidated_model(chosen.parent / weights[MARKER])
     load_weights(job.model, weights)
@@ -359,6 +375,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         json.dumps(
             {
                 "checkpoint": which,
+                "weights": "ema" if averaged else "raw",
                 "file": str(chosen),
                 "epoch": payload["manifest"].get("epoch"),
                 **{f"val_{k}": round(v, 6) for k, v in metrics.items()},
@@ -398,7 +415,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         else run_dir / "export" / f"model-{_step_name(chosen)}.{args.fmt}"
     )
     with _trusting(args):
-        written = export_weights(chosen, out, fmt=args.fmt)
+        written = export_weights(chosen, out, fmt=args.fmt, which=args.weights)
     print(f"wrote {written} ({written.stat().st_size:,} bytes) from {chosen}")
     return EXIT_OK
 

@@ -120,6 +120,11 @@ class TrainConfig:
     )
     clip_value: float | None = option(None, "clamp each gradient element to [-v, v]; null: off")
     eval_every: int = option(1, "epochs between validations")
+    ema_decay: float | None = option(
+        None,
+        "exponential moving average of the weights, e.g. 0.999 (with a warmup of the decay): "
+        "validated, saved, left in the model and exported; null: off",
+    )
     compile: bool | dict[str, Any] = option(
         False,
         "torch.compile the model's forward: true, or {mode, dynamic, fullgraph, backend, "

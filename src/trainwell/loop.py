@@ -46,6 +46,7 @@ from trainwell.compiling import CompileReport, compiled_forward
 from trainwell.config import Config, build_config
 from trainwell.data import start_epoch, warn_if_inexact_resume
 from trainwell.distributed import elastic_resume
+from trainwell.ema import EMA, build_ema
 from trainwell.evaluation import Metrics, evaluate, model_device, predict
 from trainwell.flops import StepFlops, describe_throughput
 from trainwell.guards.fit import for_fit_step
@@ -234,6 +235,7 @@ def fit(
     precision, strategy = train_step.precision, train_step.strategy  # a step may bring its own
     optimizers = train_step.optimizers
     validate = build_validator(model, val_data, cfg, strategy, precision, loss_fn, step_fn, metrics)
+    ema = build_ema(cfg.train.ema_decay, model, strategy)  # train.ema_decay: what validates
     best = BestTracker(cfg.monitor.metric, cfg.monitor.mode)
     early_stopping = EarlyStopping(cfg.monitor.metric, cfg.monitor.mode, **vars_of(cfg.early_stop))
     step_flops = StepFlops(strategy.device, precision.dtype)  # counted once, on one step (MFU)
@@ -245,6 +247,7 @@ def fit(
         checkpointer,
         enabled=cfg.monitor.restore_best,
         local_copies=strategy.collective_state,
+        ema=ema if isinstance(ema, EMA) else None,
     )
     guards = for_fit_step(
         model,
@@ -270,6 +273,7 @@ def fit(
         "history": history,
         "meter": meter,
         "guards": guards,
+        "ema": ema if isinstance(ema, EMA) else None,
         **stateful_observers(yours),  # yours that have a state_dict
     }
     state = strategy.checkpoint_parts(state, model)  # sharded (FSDP): gathered full states
@@ -316,6 +320,7 @@ def fit(
                     result = train_step(window, counters.step)
                 logged.merge_into(result.logs, values)
                 counters.advance(window, result.stepped)  # stepped: False if GradScaler skipped
+                ema.after_step(result.stepped)  # train.ema_decay: the average follows real steps
 
                 # ── report: facts stay on the device; host sync every log_every steps ──
                 report = meter.report(window, result, counters, precision)
@@ -336,7 +341,8 @@ def fit(
             epoch, last = record["epoch"], counters.finished(length)
             evaluated = validate is not None and (epoch % cfg.train.eval_every == 0 or last)
             if evaluated:
-                record.update(validate())
+                with ema.applied():  # train.ema_decay: the average is what is validated
+                    record.update(validate())
                 _emit(observers, "on_eval_end", _frozen(record), step=counters.step, epoch=epoch)
                 optimizers.after_eval(record)  # only a plateau schedule reads the metric
             record["best"] = False
@@ -367,6 +373,7 @@ def fit(
     result = _fit_result(history, best, checkpointer, counters, wall_time_s, stop_reason, cfg)
     result.preempted, result.findings = preemption.requested, findings
     result.stopped_by_guard = guards.stop_reason if guards.should_stop else None
+    ema.copy_to_model()  # train.ema_decay: the model ends with the average (the best, below)
     result.weights = best_weights.restore(best, checkpointer, counters.step)
     result.compile = compiled.report if compiled is not None else None
     result.throughput = meter.run_rates()

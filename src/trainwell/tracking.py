@@ -97,13 +97,21 @@ class BestWeights:
 
     With a run directory that keeps a best checkpoint (``checkpoint.keep_best >= 1``), every
     new best is saved there and read back (verified) at the end; otherwise a CPU copy of the
-    weights is taken at each new best.
+    weights is taken at each new best. With an `EMA` (``train.ema_decay``) the weights are
+    the average's: what validation measured.
     """
 
     def __init__(
-        self, model: Any, checkpointer: Any, *, enabled: bool = True, local_copies: bool = False
+        self,
+        model: Any,
+        checkpointer: Any,
+        *,
+        enabled: bool = True,
+        local_copies: bool = False,
+        ema: Any = None,
     ) -> None:
         self.model, self.enabled = model, enabled
+        self.ema = ema  # train.ema_decay: the best weights are the average's
         self.keeps_best = getattr(checkpointer, "keep_best", 0) >= 1
         # Several ranks (DDP, FSDP): each copies its own weights (its shard under FSDP), as
         # reading the best checkpoint back would take every rank (a collective) at the end.
@@ -117,13 +125,15 @@ class BestWeights:
     def capture(self) -> None:
         """Called at each new best: copy the weights unless the best checkpoint will hold them."""
         if self.enabled and self.copies:
-            self.copy = {
-                k: _local(v).detach().to("cpu", copy=True)
-                for k, v in _unwrap(self.model).state_dict().items()
-            }
+            weights = self.ema.weights() if self.ema else _unwrap(self.model).state_dict()
+            self.copy = {k: _local(v).detach().to("cpu", copy=True) for k, v in weights.items()}
 
     def restore(self, best: BestTracker, checkpointer: Any, last_step: int) -> str:
         """Load the best weights into the model; returns which weights it holds now."""
+        held = self._restore(best, checkpointer, last_step)
+        return f"the EMA's {held}" if self.ema else held
+
+    def _restore(self, best: BestTracker, checkpointer: Any, last_step: int) -> str:
         if not self.enabled or best.best_step is None:
             return "last"
         described = f"best ({best.monitor} {best.best:.4g} at epoch {best.best_epoch})"
@@ -150,7 +160,9 @@ class BestWeights:
                 raise CheckpointError(
                     f"{path} holds step {manifest.get('step')}, not the best step {best.best_step}"
                 )
-            restore({"model": self.model}, {"model": load_checkpoint(path)["state"]["model"]})
+            state = load_checkpoint(path)["state"]
+            weights = state["ema"]["weights"] if self.ema else state["model"]
+            restore({"model": self.model}, {"model": weights})
         except CheckpointError as exc:
             return _kept_last(str(exc))
         return f"{described[:-1]}, read back from {path.name})"

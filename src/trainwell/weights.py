@@ -84,13 +84,21 @@ class LoadReport:
 
 
 def read_weights(
-    source: str | Path | Mapping[str, Any], map_location: Any = "cpu", *, trusted: bool = False
+    source: str | Path | Mapping[str, Any],
+    map_location: Any = "cpu",
+    *,
+    trusted: bool = False,
+    which: str = "auto",
 ) -> dict[str, Any]:
     """A model state dict from a trainwell checkpoint, a ``.pt`` state dict or ``.safetensors``.
 
     A file with a manifest is verified first (see `load_checkpoint`); ``trusted=True`` loads a
-    file that holds pickled Python objects — only for files you trust.
+    file that holds pickled Python objects — only for files you trust. ``which`` picks between
+    a checkpoint's raw weights and their moving average (``train.ema_decay``): ``auto`` (the
+    average when the checkpoint has one: it is what the run validated), ``raw`` or ``ema``.
     """
+    if which not in ("auto", "raw", "ema"):
+        raise CheckpointError(f"unknown weights {which!r}; use auto, raw or ema")
     if isinstance(source, Mapping):
         return dict(source)
     path = Path(source)
@@ -108,7 +116,15 @@ def read_weights(
             ) from None
     payload = safe_torch_load(path, map_location, trusted=trusted)
     if isinstance(payload, dict) and "state" in payload and "model" in payload["state"]:
-        model = payload["state"]["model"]
+        state = payload["state"]
+        if which == "ema" and "ema" not in state:
+            raise CheckpointError(
+                f"{path} holds no moving average of the weights (its run had "
+                "train.ema_decay=null); ask for the raw weights"
+            )
+        if which != "raw" and "ema" in state:
+            return state["ema"]["weights"]
+        model = state["model"]
         if is_marker(model):  # a sharded checkpoint: its shards gathered into whole tensors
             return consolidated_model(path.parent / model[MARKER])
         return model
@@ -165,11 +181,17 @@ def _strip_wrapper_prefixes(weights: dict[str, Any]) -> dict[str, Any]:
 
 
 def export_weights(
-    source: str | Path, out: str | Path, *, fmt: str = "safetensors", trusted: bool = False
+    source: str | Path,
+    out: str | Path,
+    *,
+    fmt: str = "safetensors",
+    trusted: bool = False,
+    which: str = "auto",
 ) -> Path:
     """Write the model weights of checkpoint ``source`` as ``safetensors`` or a ``pt`` state dict.
 
-    ``source`` is verified against its manifest first. ``out`` may never be ``source`` (also
+    ``which``: ``auto``, ``raw`` or ``ema`` weights, as in `read_weights`. ``source`` is
+    verified against its manifest first. ``out`` may never be ``source`` (also
     through a symlink or hard link) nor any other checkpoint: `CheckpointError`. The file is
     written atomically and gets the usual permissions (``0o666 & ~umask``); a failed write
     raises `WriteFailedError`.
@@ -178,7 +200,7 @@ def export_weights(
     if fmt not in ("safetensors", "pt"):
         raise CheckpointError(f"unknown export format {fmt!r}; use safetensors or pt")
     refuse_overwriting_checkpoint(source, out)
-    weights = read_weights(source, trusted=trusted)
+    weights = read_weights(source, trusted=trusted, which=which)
     try:
         if fmt == "safetensors":
             _export_safetensors(weights, out)
