@@ -215,6 +215,8 @@ def fit(
     # parameters). What trains may be a wrapper (DDP); the model keeps the state.
     strategy, trainee = build_strategy(model, cfg, device)
     loss_fn = loss or nn.CrossEntropyLoss()
+    if isinstance(loss_fn, nn.Module):  # its buffers (class weights) go where the logits are
+        loss_fn.to(strategy.device)
     train_loader = build_loader(train_data, cfg, strategy, train=True)
     accumulation = Accumulation(
         cfg.train.accumulate_steps, cfg.train.weight_by, mean_over_ranks=strategy.mean

@@ -54,6 +54,7 @@ BUILTIN = {
     "gan": "trainwell.recipes.gan",
     "charlm": "trainwell.recipes.charlm",
     "fused": "trainwell.recipes.fused",
+    "tabular": "trainwell.recipes.tabular",
 }
 DEFAULT = "digits"
 #: The file in a run directory that says where a ``module:function`` recipe was imported from.

@@ -1,0 +1,63 @@
+"""The tabular recipe: breast-cancer data, class weights from the training split, label
+smoothing, F1 of the malignant class; and ``--print-config`` of any recipe."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+import torch
+import yaml
+
+from trainwell.cli import main
+from trainwell.config import build_config
+from trainwell.recipes import load_recipe
+from trainwell.recipes.tabular import CONFIG, build, inverse_frequency
+
+pytest.importorskip("sklearn")
+
+
+def test_each_class_weighs_the_same_in_total_over_the_training_split():
+    job = build(CONFIG)
+    labels = job.train_data[1]
+    weight = job.loss.weight
+    assert torch.equal(weight, inverse_frequency(labels))
+    totals = [float(weight[c] * (labels == c).sum()) for c in (0, 1)]
+    assert totals == pytest.approx([len(labels) / 2] * 2)
+    assert weight[1] > weight[0]  # malignant (1) is the rarer class
+    assert job.loss.label_smoothing == CONFIG.model.label_smoothing
+    # standardised with the training split's statistics only
+    torch.testing.assert_close(job.train_data[0].mean(0), torch.zeros(30), atol=1e-5, rtol=0)
+    assert not torch.allclose(job.val_data[0].mean(0), torch.zeros(30), atol=1e-3)
+
+
+def test_class_weights_can_be_switched_off():
+    cfg = build_config({"model": {"class_weights": False}}, base=CONFIG)
+    assert build(cfg).loss.weight is None
+
+
+def test_it_trains_to_a_good_f1_from_the_command_line(tmp_path, capsys):
+    run = tmp_path / "run"
+    code = main(["train", "--recipe", "tabular", "--run-dir", str(run), "--quiet",
+                 "--set", "train.max_epochs=12"])  # fmt: skip
+    assert code == 0
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["monitor"] == "val_f1" and summary["best"] > 0.9
+    assert summary["final"]["val_auroc"] > 0.97
+
+
+@pytest.mark.parametrize("recipe", ["digits", "spiral", "tabular", "charlm"])
+def test_print_config_shows_the_resolved_config_and_trains_nothing(
+    recipe, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    code = main(["train", "--recipe", recipe, "--print-config", "--set", "optim.lr=0.0123"])
+    assert code == 0
+    shown = yaml.safe_load(capsys.readouterr().out)
+    expected = load_recipe(recipe).CONFIG.to_dict()
+    assert shown["optim"]["lr"] == 0.0123
+    assert shown["run"]["recipe"] == recipe
+    assert shown["model"] == expected["model"]  # the recipe's own section, resolved
+    assert shown["train"]["max_epochs"] == expected["train"]["max_epochs"]
+    assert os.listdir(tmp_path) == []  # no run directory, no checkpoint
