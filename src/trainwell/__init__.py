@@ -75,6 +75,7 @@ _EXPORTS = {
     "Profiler": "profiling",
     "log": "logged",
     "EMA": "ema",
+    "lr_find": "lr_finder",
 }
 
 #: subpackages reachable as attributes, e.g. ``tw.data.cache(...)``, ``tw.guards.watch(...)``
@@ -107,6 +108,7 @@ if TYPE_CHECKING:  # static analysers and IDEs see the real names
     from trainwell.guards import GuardsConfig, watch
     from trainwell.logged import log
     from trainwell.loop import FitResult, fit
+    from trainwell.lr_finder import lr_find
     from trainwell.metric import AUROC, F1, Accuracy, ConfusionMatrix, Metric, accuracy
     from trainwell.observe import InputBoundDetector, InputBoundWarning, Observer, StepReport
     from trainwell.optim import build_optimizer, param_groups

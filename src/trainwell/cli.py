@@ -102,6 +102,11 @@ def _parser() -> argparse.ArgumentParser:
     _add_trust_arg(train)
     train.add_argument("--quiet", action="store_true", help="print nothing but errors")
     train.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the fully resolved config (recipe defaults, files, --set) as YAML and exit",
+    )
+    train.add_argument(
         "--profile",
         action="store_true",
         help="record a torch.profiler window (profile.wait/warmup/active steps) into "
@@ -164,6 +169,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_trust_arg(export)
     export.set_defaults(run=cmd_export)
+
+    finder = sub.add_parser(
+        "lr-find", help="sweep the learning rate on a recipe and suggest one (with a plot)"
+    )
+    finder.add_argument("--recipe", default=None, help="built-in recipe or module:function")
+    finder.add_argument("--config", action="append", default=[], metavar="FILE")
+    finder.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    finder.add_argument("--min-lr", type=float, default=1e-7)
+    finder.add_argument("--max-lr", type=float, default=10.0)
+    finder.add_argument("--steps", type=int, default=100, help="optimizer steps of the sweep")
+    finder.add_argument("--out", default="lr_find", help="directory for lr_find.png/.json")
+    finder.set_defaults(run=cmd_lr_find)
 
     plot = sub.add_parser(
         "plot", help="PNGs of runs' loss, metrics, LR, grad norm and throughput (matplotlib)"
@@ -293,6 +310,11 @@ def _train_command(args: argparse.Namespace) -> int:
     if getattr(args, "profile", False):
         overrides.append("profile.enabled=true")
     config = load_config(args.config, overrides, base=base)
+    if getattr(args, "print_config", False):
+        import yaml
+
+        print(yaml.safe_dump(config.to_dict(), sort_keys=False), end="")
+        return EXIT_OK
     if config.run.dir is None:
         if config.checkpoint.resume == "auto":
             raise UserError(
@@ -417,6 +439,41 @@ def cmd_export(args: argparse.Namespace) -> int:
     with _trusting(args):
         written = export_weights(chosen, out, fmt=args.fmt, which=args.weights)
     print(f"wrote {written} ({written.stat().st_size:,} bytes) from {chosen}")
+    return EXIT_OK
+
+
+def cmd_lr_find(args: argparse.Namespace) -> int:
+    from trainwell.config import load_config, read_config_file
+    from trainwell.lr_finder import lr_find
+    from trainwell.plotting import matplotlib_available
+    from trainwell.state import seed_everything
+
+    recipe_name = args.recipe or _recipe_in_files(args.config, read_config_file) or "digits"
+    base, build = _recipe(recipe_name)
+    config = load_config(args.config, [*args.overrides, f"run.recipe={recipe_name}"], base=base)
+    seed_everything(config.run.seed, config.run.deterministic)
+    job = _build(build, config, recipe_name)
+    out = Path(args.out)
+    result = lr_find(
+        job.model,
+        job.train_data,
+        loss=job.loss,
+        config=config,
+        step_fn=job.step_fn,
+        min_lr=args.min_lr,
+        max_lr=args.max_lr,
+        num_steps=args.steps,
+        plot=out / "lr_find.png" if matplotlib_available() else None,
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    record = {k: getattr(result, k) for k in ("suggestion", "min_loss_lr", "rule", "lrs", "losses")}
+    (out / "lr_find.json").write_text(json.dumps(record, indent=1) + "\n")
+    print(result.describe())
+    print(f"sweep in {out / 'lr_find.json'}" + (f", plot {result.plot}" if result.plot else ""))
+    if result.suggestion is not None:
+        print(
+            f"use it: trainwell train --recipe {recipe_name} --set optim.lr={result.suggestion:.3g}"
+        )
     return EXIT_OK
 
 

@@ -140,6 +140,13 @@ def _positive(ax: Any) -> bool:
     return all(min(line.get_ydata(), default=1.0) > 0 for line in ax.get_lines())
 
 
+def matplotlib_available() -> bool:
+    """Whether matplotlib (``pip install 'trainwell[plot]'``) is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
+
+
 def _pyplot() -> Any:
     try:
         import matplotlib
