@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -151,6 +152,9 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("run_dir", help="the run directory")
     _add_checkpoint_arg(evaluate)
     _add_weights_arg(evaluate)
+    evaluate.add_argument(
+        "--split", default="val", choices=["val", "test"], help="which of the recipe's data"
+    )
     _add_trust_arg(evaluate)
     evaluate.set_defaults(run=cmd_eval)
 
@@ -159,7 +163,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     export.add_argument("run_dir", help="the run directory (or a checkpoint file)")
     export.add_argument(
-        "--format", dest="fmt", default="safetensors", choices=["safetensors", "pt"]
+        "--format",
+        dest="fmt",
+        default="safetensors",
+        choices=["safetensors", "pt", "exported"],
+        help="safetensors or pt: the weights; exported: the whole model as a torch.export "
+        "ExportedProgram (.pt2), rebuilt by the run's recipe and checked on a batch",
     )
     _add_checkpoint_arg(export)
     _add_weights_arg(export)
@@ -220,9 +229,9 @@ def _add_checkpoint_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--checkpoint",
         default=None,
-        metavar="best|last|FILE",
+        metavar="best|last|step-N|FILE",
         help="best (default; refused if damaged), last (the newest checkpoint that verifies), "
-        "or a checkpoint file (refused if damaged)",
+        "step-N (that step's checkpoint of the run), or a checkpoint file (refused if damaged)",
     )
 
 
@@ -353,9 +362,57 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from trainwell.loop import evaluate
+
+    loaded = _load_run_model(args)
+    job = loaded.job
+    data = job.val_data if args.split == "val" else job.test_data
+    if data is None:
+        raise UserError(
+            f"recipe {loaded.recipe!r} has no {args.split} data to evaluate on"
+            + ("; try --split val" if args.split == "test" else "")
+        )
+    metrics = evaluate(
+        job.model,
+        data,
+        loss=job.loss,
+        metrics=job.metrics,
+        device=loaded.config.run.device,
+        precision=loaded.config.train.precision,
+    )
+    print(
+        json.dumps(
+            {
+                "checkpoint": args.checkpoint or "best",
+                "weights": loaded.weights,
+                "split": args.split,
+                "file": str(loaded.checkpoint),
+                "epoch": loaded.epoch,
+                **{f"{args.split}_{k}": round(v, 6) for k, v in metrics.items()},
+            },
+            indent=2,
+        )
+    )
+    return EXIT_OK
+
+
+@dataclasses.dataclass
+class _RunModel:
+    """A run's model rebuilt by its recipe with a checkpoint's weights in it."""
+
+    job: Any
+    config: Any
+    recipe: str
+    checkpoint: Path
+    weights: str  # "ema" or "raw"
+    epoch: int | None
+
+
+def _load_run_model(args: argparse.Namespace) -> _RunModel:
+    """The model of run ``args.run_dir`` with the weights of ``args.checkpoint`` (raw or their
+    moving average, ``args.weights``), built by the run's own recipe."""
     from trainwell.checkpoint import load_checkpoint
     from trainwell.config import load_config
-    from trainwell.loop import evaluate
     from trainwell.sharded import MARKER, consolidated_model, is_marker
     from trainwell.weights import load_weights
 
@@ -370,42 +427,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     chosen = _choose_checkpoint(run_dir, which, config.monitor.metric, config.monitor.mode)
     with _trusting(args):
         payload = load_checkpoint(chosen)
-    if "model" not in payload["state"]:
-        raise UserError(
-            f"{chosen} holds no model weights (its state has {sorted(payload['state'])})"
-        )
-    job = _build(build, config, recipe_name)
     state = payload["state"]
+    if "model" not in state:
+        raise UserError(f"{chosen} holds no model weights (its state has {sorted(state)})")
     if args.weights == "ema" and "ema" not in state:
         raise UserError(f"{chosen} holds no moving average of the weights; use --weights raw")
     averaged = args.weights != "raw" and "ema" in state
+    job = _build(build, config, recipe_name)
     weights = state["ema"]["weights"] if averaged else state["model"]
     if is_marker(weights):  # a sharded (FSDP) checkpoint: its shards gathered
         weights = consolidated_model(chosen.parent / weights[MARKER])
     load_weights(job.model, weights)
-    if job.val_data is None:
-        raise UserError(f"recipe {recipe_name!r} has no validation data to evaluate on")
-    metrics = evaluate(
-        job.model,
-        job.val_data,
-        loss=job.loss,
-        metrics=job.metrics,
-        device=config.run.device,
-        precision=config.train.precision,
-    )
-    print(
-        json.dumps(
-            {
-                "checkpoint": which,
-                "weights": "ema" if averaged else "raw",
-                "file": str(chosen),
-                "epoch": payload["manifest"].get("epoch"),
-                **{f"val_{k}": round(v, 6) for k, v in metrics.items()},
-            },
-            indent=2,
-        )
-    )
-    return EXIT_OK
+    epoch = payload["manifest"].get("epoch")
+    return _RunModel(job, config, recipe_name, chosen, "ema" if averaged else "raw", epoch)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -436,9 +470,30 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.out
         else run_dir / "export" / f"model-{_step_name(chosen)}.{args.fmt}"
     )
+    if args.fmt == "exported":
+        return _export_program(args, run_dir, chosen, out)
     with _trusting(args):
         written = export_weights(chosen, out, fmt=args.fmt, which=args.weights)
     print(f"wrote {written} ({written.stat().st_size:,} bytes) from {chosen}")
+    return EXIT_OK
+
+
+def _export_program(args: argparse.Namespace, run_dir: Path, chosen: Path, out: Path) -> int:
+    from trainwell.exporting import example_batch, export_program
+
+    if not (run_dir / "config.yaml").is_file():
+        raise UserError(
+            "--format exported rebuilds the model with the run's recipe: pass the run directory"
+        )
+    args.run_dir, args.checkpoint = str(run_dir), str(chosen)
+    loaded = _load_run_model(args)
+    example = example_batch(loaded.job)
+    written, difference = export_program(loaded.job.model, example, out.with_suffix(".pt2"))
+    print(
+        f"wrote {written} ({written.stat().st_size:,} bytes) from {chosen} ({loaded.weights} "
+        f"weights); checked: max |exported - eager| = {difference:.3g} on a batch of "
+        f"{len(example)}"
+    )
     return EXIT_OK
 
 
@@ -574,11 +629,14 @@ def _choose_checkpoint(run_dir: Path, which: str, monitor: str, mode: str) -> Pa
     from trainwell.errors import CheckpointError
 
     directory = run_dir / "checkpoints"
+    numbered = re.fullmatch(r"step-(\d+)(\.pt)?", which)
+    if numbered:  # step-N: that step's checkpoint of the run
+        which = str(directory / f"step-{int(numbered.group(1)):08d}.pt")
     if which not in ("best", "last"):
         path = Path(which)
         if not path.is_file():
             raise CheckpointError(
-                f"no checkpoint at {path}; pass best, last or the path of a checkpoint file"
+                f"no checkpoint at {path}; pass best, last, step-N or the path of a checkpoint file"
             )
         verify_if_manifest(path)
         return path

@@ -61,3 +61,34 @@ def test_print_config_shows_the_resolved_config_and_trains_nothing(
     assert shown["model"] == expected["model"]  # the recipe's own section, resolved
     assert shown["train"]["max_epochs"] == expected["train"]["max_epochs"]
     assert os.listdir(tmp_path) == []  # no run directory, no checkpoint
+
+
+def test_eval_splits_and_checkpoints_and_the_exported_program_runs_like_the_model(tmp_path):
+    run = tmp_path / "run"
+    argv = ["train", "--recipe", "tabular", "--run-dir", str(run), "--quiet"]
+    keep = ["--set", "checkpoint.keep_last=5", "--set", "checkpoint.min_interval_s=0"]
+    assert main([*argv, "--set", "train.max_epochs=3", *keep]) == 0
+    assert main(["eval", str(run), "--split", "test", "--checkpoint", "step-11"]) == 0
+    assert main(["export", str(run), "--format", "exported"]) == 0
+    [program_file] = (run / "export").glob("*.pt2")
+    job = build(CONFIG)
+    state = torch.load(run / "checkpoints" / "best.pt", weights_only=True)["state"]["model"]
+    job.model.load_state_dict(state)
+    job.model.eval()
+    program = torch.export.load(str(program_file)).module()
+    x = job.test_data[0][:20]  # other samples and another batch size than it was checked on
+    with torch.inference_mode():
+        torch.testing.assert_close(program(x[:8]), job.model(x[:8]))
+    assert not list((run / "export").glob(".tmp-*"))
+
+
+def test_eval_says_when_a_recipe_has_no_test_split(tmp_path, capsys):
+    from trainwell.recipes.spiral import CONFIG as SPIRAL
+
+    run = tmp_path / "run"
+    assert main(["train", "--recipe", "spiral", "--run-dir", str(run), "--quiet",
+                 "--set", "train.max_epochs=1"]) == 0  # fmt: skip
+    assert SPIRAL.train.max_epochs > 1
+    capsys.readouterr()
+    assert main(["eval", str(run), "--split", "test"]) == 2
+    assert "has no test data to evaluate on; try --split val" in capsys.readouterr().err

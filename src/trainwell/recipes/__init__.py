@@ -74,6 +74,8 @@ class Job:
     - ``train_data`` (required) / ``val_data``: a Dataset, a DataLoader, or tensors/arrays
       ``(X, y)``; without ``val_data`` there is no validation, no best checkpoint and
       nothing for ``trainwell eval`` to measure;
+    - ``test_data``: held out from training and from model selection, for
+      ``trainwell eval RUN --split test`` only;
     - ``loss``: ``loss(model(x), y)``, default ``CrossEntropyLoss``;
     - ``metrics``: names (``["accuracy"]``) or `Metric` objects measured on ``val_data``;
     - ``step_fn``: ``step_fn(model, batch) -> loss`` (or ``(loss, outputs)``) for models whose
@@ -87,6 +89,7 @@ class Job:
     model: Any
     train_data: Any
     val_data: Any = None
+    test_data: Any = None
     loss: Any = None
     metrics: Any = None
     step_fn: Any = None

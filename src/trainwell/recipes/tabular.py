@@ -33,7 +33,8 @@ class ModelConfig:
     dropout: float = 0.1  # dropout after each hidden layer
     class_weights: bool = True  # weigh the loss by inverse class frequency (training split)
     label_smoothing: float = 0.05  # share of each target spread over the other class
-    val_fraction: float = 0.25  # share held out for validation (stratified)
+    val_fraction: float = 0.2  # share held out for validation (stratified)
+    test_fraction: float = 0.2  # share held out for `trainwell eval --split test` only
 
 
 CONFIG = Config(
@@ -48,8 +49,11 @@ CONFIG = Config(
 MALIGNANT = 0  # scikit-learn's label for a malignant tumour
 
 
-def load_table(val_fraction: float, seed: int) -> tuple[tuple[torch.Tensor, ...], ...]:
-    """Standardised features and labels (1: malignant), split stratified."""
+def load_table(
+    val_fraction: float, test_fraction: float, seed: int
+) -> tuple[tuple[torch.Tensor, ...], ...]:
+    """Standardised features and labels (1: malignant), split stratified into train,
+    validation and test."""
     try:
         from sklearn.datasets import load_breast_cancer
         from sklearn.model_selection import train_test_split
@@ -59,15 +63,22 @@ def load_table(val_fraction: float, seed: int) -> tuple[tuple[torch.Tensor, ...]
         ) from None
     features, labels = load_breast_cancer(return_X_y=True)
     labels = (labels == MALIGNANT).astype("int64")  # the positive class of F1: malignant
+    x_rest, x_test, y_rest, y_test = train_test_split(
+        features, labels, test_size=test_fraction, stratify=labels, random_state=seed
+    )
     x_train, x_val, y_train, y_val = train_test_split(
-        features, labels, test_size=val_fraction, stratify=labels, random_state=seed
+        x_rest,
+        y_rest,
+        test_size=val_fraction / (1 - test_fraction),
+        stratify=y_rest,
+        random_state=seed,
     )
     mean, std = x_train.mean(axis=0), x_train.std(axis=0) + 1e-8
 
     def as_tensors(x, y):
         return torch.tensor((x - mean) / std, dtype=torch.float32), torch.tensor(y)
 
-    return as_tensors(x_train, y_train), as_tensors(x_val, y_val)
+    return as_tensors(x_train, y_train), as_tensors(x_val, y_val), as_tensors(x_test, y_test)
 
 
 def inverse_frequency(labels: torch.Tensor, classes: int = 2) -> torch.Tensor:
@@ -78,7 +89,7 @@ def inverse_frequency(labels: torch.Tensor, classes: int = 2) -> torch.Tensor:
 
 def build(config: Config) -> Job:
     m: ModelConfig = config.model
-    train, val = load_table(m.val_fraction, config.run.seed)
+    train, val, test = load_table(m.val_fraction, m.test_fraction, config.run.seed)
     features = train[0].shape[1]
     model = nn.Sequential(
         nn.Linear(features, m.hidden),
@@ -94,6 +105,7 @@ def build(config: Config) -> Job:
         model=model,
         train_data=train,
         val_data=val,
+        test_data=test,
         loss=nn.CrossEntropyLoss(weight=weight, label_smoothing=m.label_smoothing),
         metrics=["accuracy", "f1", "auroc"],
     )
