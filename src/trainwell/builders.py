@@ -38,6 +38,7 @@ from trainwell.device import fast_kernels
 from trainwell.distributed import choose_strategy
 from trainwell.errors import ConfigError, DataError
 from trainwell.evaluation import evaluate_loader
+from trainwell.freezing import Freezing
 from trainwell.guards.config import GuardsConfig
 from trainwell.metric import resolve_metrics
 from trainwell.observe import (
@@ -178,7 +179,7 @@ def default_train_step(
     (from ``schedule`` unless given), clipping from ``train.clip_*``, and ``loss(model(x), y)``
     (or ``step_fn``). ``forward_model`` is what runs the forward (a DDP wrapper of ``model``)."""
     optimizer = optimizer or build_optimizer(model, cfg.optim)
-    return TrainStep(
+    step = TrainStep(
         forward_model or model,
         Optimizers.single(
             optimizer,
@@ -188,6 +189,10 @@ def default_train_step(
         ),
         loss_step=step_fn or SupervisedStep(loss_fn, bookkeeping_keys(cfg.train.weight_by)),
     )
+    if cfg.train.freeze:  # built after the optimizer: it holds the frozen parameters too
+        until = cfg.train.freeze_epochs * length.steps_per_epoch
+        step.freezing = Freezing(model, cfg.train.freeze, until)
+    return step
 
 
 def num_batches(loader: Any) -> int:

@@ -120,6 +120,10 @@ class TrainConfig:
     )
     clip_value: float | None = option(None, "clamp each gradient element to [-v, v]; null: off")
     eval_every: int = option(1, "epochs between validations")
+    freeze: str | None = option(
+        None, "modules (dotted paths, comma-separated) frozen for train.freeze_epochs"
+    )
+    freeze_epochs: int = option(0, "epochs before train.freeze's modules train too")
     ema_decay: float | None = option(
         None,
         "exponential moving average of the weights, e.g. 0.999 (with a warmup of the decay): "

@@ -190,6 +190,8 @@ class TrainStep:
         self.bound = precision is not None  # fit() leaves a step's own precision alone
         #: drop an update whose gradients hold inf/NaN: "no", "device" (no host read) or "exact"
         self.skip_nonfinite: SkipNonfinite = "no"
+        #: modules frozen for the first steps (``train.freeze``), applied before each step
+        self.freezing: Any = None
 
     def bind(
         self, precision: Precision, strategy: Strategy, *, skip_nonfinite: SkipNonfinite = "no"
@@ -223,6 +225,8 @@ class TrainStep:
         """Run the window; ``steps_done`` counts the updates before it (the schedule's step)."""
         entry = self.optimizers.main
         optimizer, precision, strategy = entry.optimizer, self.precision, self.strategy
+        if self.freezing is not None:  # train.freeze: frozen modules get no gradient yet
+            self.freezing.apply(steps_done)
         optimizer.zero_grad(set_to_none=True)  # gradients add up across backward() calls
         window_loss: torch.Tensor | None = None
         assert self.loss_step is not None, "TrainStep needs loss_step (or override __call__)"

@@ -55,6 +55,7 @@ BUILTIN = {
     "charlm": "trainwell.recipes.charlm",
     "fused": "trainwell.recipes.fused",
     "tabular": "trainwell.recipes.tabular",
+    "finetune": "trainwell.recipes.finetune",
 }
 DEFAULT = "digits"
 #: The file in a run directory that says where a ``module:function`` recipe was imported from.
