@@ -162,10 +162,13 @@ class FitResult:
 
 def _next_commands(run_dir: Path, epochs: int, preempted: bool) -> list[str]:
     """The commands a person types next, for this run directory."""
-    longer = "" if preempted else f" --set train.max_epochs={2 * epochs}"
+    if preempted:
+        first = [f"resume with: trainwell resume {run_dir}", "next:"]
+    else:
+        longer = f"trainwell resume {run_dir} --set train.max_epochs={2 * epochs}"
+        first = ["next:", f"  {longer}   # train longer"]
     return [
-        "next:",
-        f"  trainwell resume {run_dir}{longer}   # {'continue' if preempted else 'train longer'}",
+        *first,
         f"  trainwell eval {run_dir}              # the best checkpoint on the validation data",
         f"  trainwell export {run_dir}            # its weights as safetensors",
         f"  trainwell plot {run_dir}              # loss, metrics, LR, grad norm, throughput",
