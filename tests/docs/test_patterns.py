@@ -44,3 +44,11 @@ def test_the_page_has_examples_and_names_real_options():
     named = set(re.findall(r"`((?:run|data|train|optim|schedule|monitor|early_stop|checkpoint"
                            r"|guards|profile|log)\.\w+)", PAGE.read_text()))  # fmt: skip
     assert named and named <= known, sorted(named - known)
+
+
+def test_the_config_reference_page_matches_the_config_tree():
+    from trainwell.reference import replace_generated
+
+    page = PAGE.with_name("config.md").read_text()
+    assert page == replace_generated(page), "run: python -m trainwell.reference docs/config.md"
+    assert "`train.ema_decay`" in page and "`log.tensorboard`" in page
