@@ -332,6 +332,10 @@ def default_observers(cfg: Config, strategy: Strategy) -> list[Observer]:
             cfg.log.tensorboard == "auto" and tensorboard_available()
         ):
             observers.append(TensorBoardLog(cfg.run.dir))
+        if cfg.log.mlflow:
+            from trainwell.observe.mlflow_log import MLflowLog  # mlflow only when asked
+
+            observers.append(MLflowLog(cfg.run.dir, cfg.log.mlflow_uri, cfg.log.mlflow_experiment))
         if cfg.log.plots:
             from trainwell.plotting import PlotsAtEnd  # matplotlib only when asked
 

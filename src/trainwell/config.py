@@ -255,6 +255,13 @@ class LogConfig:
     plots: bool = option(
         False, "PNGs of loss, metrics, LR, grad norm, throughput into RUN/plots at the end"
     )
+    mlflow: bool = option(
+        False, "log the run to MLflow (pip install 'trainwell[mlflow]'); see log.mlflow_uri"
+    )
+    mlflow_uri: str | None = option(
+        None, "MLflow tracking URI; null: a SQLite store in the run, sqlite:///RUN/mlflow.db"
+    )
+    mlflow_experiment: str = option("trainwell", "the MLflow experiment the runs go into")
 
 
 @dataclass(frozen=True)

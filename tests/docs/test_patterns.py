@@ -52,3 +52,9 @@ def test_the_config_reference_page_matches_the_config_tree():
     page = PAGE.with_name("config.md").read_text()
     assert page == replace_generated(page), "run: python -m trainwell.reference docs/config.md"
     assert "`train.ema_decay`" in page and "`log.tensorboard`" in page
+
+
+def test_the_own_loop_page_runs_and_its_guards_stay_silent(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    [block] = re.findall(r"```python\n(.*?)```", PAGE.with_name("own-loop.md").read_text(), re.S)
+    exec(compile(block, "docs/own-loop.md", "exec"), {})
