@@ -74,6 +74,7 @@ _EXPORTS = {
     "peak_flops": "flops",
     "Profiler": "profiling",
     "log": "logged",
+    "RunLogger": "logged",
     "EMA": "ema",
     "lr_find": "lr_finder",
 }
@@ -106,7 +107,7 @@ if TYPE_CHECKING:  # static analysers and IDEs see the real names
     from trainwell.errors import CheckpointError, ConfigError, DataError, ShapeError, UserError
     from trainwell.evaluation import evaluate, predict
     from trainwell.guards import GuardsConfig, watch
-    from trainwell.logged import log
+    from trainwell.logged import RunLogger, log
     from trainwell.loop import FitResult, fit
     from trainwell.lr_finder import lr_find
     from trainwell.metric import AUROC, F1, Accuracy, ConfusionMatrix, Metric, accuracy

@@ -147,3 +147,31 @@ def test_tensorboard_true_without_the_package_says_how_to_install_it(tmp_path, m
     with pytest.raises(ConfigError, match=r"log.tensorboard=true.*trainwell\[tensorboard\]"):
         run(tmp_path, log={"tensorboard": True})
     assert not list((tmp_path / "run").rglob("step-*"))  # refused before training
+
+
+def test_a_loop_of_your_own_logs_into_the_same_files_with_run_logger(tmp_path):
+    model = nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    with tw.RunLogger(tmp_path / "run", log_every=3, tensorboard=False) as logger:
+        for step in range(7):
+            with logger.step():
+                optimizer.zero_grad(set_to_none=True)
+                loss = nn.functional.cross_entropy(model(X[:16]), Y[:16])
+                loss.backward()
+                optimizer.step()
+                tw.log("loss", loss)
+                losses.append(loss.item())
+                if step % 2 == 0:
+                    tw.log("even_only", float(step))
+        logger.epoch(val_loss=0.25)
+    steps = records(tmp_path, "step")
+    assert [r["step"] for r in steps] == [3, 6, 7]  # every 3 steps, and the rest at close
+    assert [r["loss"] for r in steps] == pytest.approx(
+        [sum(losses[0:3]) / 3, sum(losses[3:6]) / 3, losses[6]]
+    )
+    assert [r.get("even_only") for r in steps] == [1.0, 4.0, 6.0]  # (0+2)/2, 4/1, 6/1
+    [epoch] = records(tmp_path, "epoch")
+    assert epoch == {"kind": "epoch", "epoch": 1, "step": 7, "val_loss": 0.25}
+    rows = list(csv.DictReader((tmp_path / "run" / "metrics.csv").open()))
+    assert [r["kind"] for r in rows] == ["step", "step", "step", "epoch"]
