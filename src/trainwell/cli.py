@@ -166,9 +166,10 @@ def _parser() -> argparse.ArgumentParser:
         "--format",
         dest="fmt",
         default="safetensors",
-        choices=["safetensors", "pt", "exported"],
+        choices=["safetensors", "pt", "exported", "onnx"],
         help="safetensors or pt: the weights; exported: the whole model as a torch.export "
-        "ExportedProgram (.pt2), rebuilt by the run's recipe and checked on a batch",
+        "ExportedProgram (.pt2); onnx: as ONNX (trainwell[onnx]); both rebuilt by the run's "
+        "recipe and checked against it on a batch",
     )
     _add_checkpoint_arg(export)
     _add_weights_arg(export)
@@ -470,7 +471,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.out
         else run_dir / "export" / f"model-{_step_name(chosen)}.{args.fmt}"
     )
-    if args.fmt == "exported":
+    if args.fmt in ("exported", "onnx"):
         return _export_program(args, run_dir, chosen, out)
     with _trusting(args):
         written = export_weights(chosen, out, fmt=args.fmt, which=args.weights)
@@ -479,16 +480,19 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _export_program(args: argparse.Namespace, run_dir: Path, chosen: Path, out: Path) -> int:
-    from trainwell.exporting import example_batch, export_program
+    from trainwell.exporting import example_batch, export_onnx, export_program
 
     if not (run_dir / "config.yaml").is_file():
         raise UserError(
-            "--format exported rebuilds the model with the run's recipe: pass the run directory"
+            f"--format {args.fmt} rebuilds the model with the run's recipe: pass the run directory"
         )
     args.run_dir, args.checkpoint = str(run_dir), str(chosen)
     loaded = _load_run_model(args)
     example = example_batch(loaded.job)
-    written, difference = export_program(loaded.job.model, example, out.with_suffix(".pt2"))
+    if args.fmt == "onnx":
+        written, difference = export_onnx(loaded.job.model, example, out.with_suffix(".onnx"))
+    else:
+        written, difference = export_program(loaded.job.model, example, out.with_suffix(".pt2"))
     print(
         f"wrote {written} ({written.stat().st_size:,} bytes) from {chosen} ({loaded.weights} "
         f"weights); checked: max |exported - eager| = {difference:.3g} on a batch of "

@@ -77,9 +77,19 @@ def test_eval_splits_and_checkpoints_and_the_exported_program_runs_like_the_mode
     job.model.eval()
     program = torch.export.load(str(program_file)).module()
     x = job.test_data[0][:20]  # other samples and another batch size than it was checked on
-    with torch.inference_mode():
-        torch.testing.assert_close(program(x[:8]), job.model(x[:8]))
+    with torch.inference_mode():  # any batch size: the batch dimension was left free
+        torch.testing.assert_close(program(x), job.model(x))
+        torch.testing.assert_close(program(x[:1]), job.model(x[:1]))
     assert not list((run / "export").glob(".tmp-*"))
+    pytest.importorskip("onnxruntime")
+    import onnxruntime
+
+    assert main(["export", str(run), "--format", "onnx"]) == 0
+    [onnx_file] = (run / "export").glob("*.onnx")
+    session = onnxruntime.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    [outputs] = session.run(None, {session.get_inputs()[0].name: x.numpy()})
+    with torch.inference_mode():
+        torch.testing.assert_close(torch.from_numpy(outputs), job.model(x), rtol=1e-4, atol=1e-5)
 
 
 def test_eval_says_when_a_recipe_has_no_test_split(tmp_path, capsys):
