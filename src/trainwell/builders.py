@@ -336,6 +336,10 @@ def default_observers(cfg: Config, strategy: Strategy) -> list[Observer]:
             from trainwell.observe.mlflow_log import MLflowLog  # mlflow only when asked
 
             observers.append(MLflowLog(cfg.run.dir, cfg.log.mlflow_uri, cfg.log.mlflow_experiment))
+        if cfg.log.wandb:
+            from trainwell.observe.wandb_log import WandbLog  # wandb only when asked
+
+            observers.append(WandbLog(cfg.run.dir, cfg.log.wandb_project, cfg.log.wandb_mode))
         if cfg.log.plots:
             from trainwell.plotting import PlotsAtEnd  # matplotlib only when asked
 

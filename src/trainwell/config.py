@@ -262,6 +262,11 @@ class LogConfig:
         None, "MLflow tracking URI; null: a SQLite store in the run, sqlite:///RUN/mlflow.db"
     )
     mlflow_experiment: str = option("trainwell", "the MLflow experiment the runs go into")
+    wandb: bool = option(False, "log the run to Weights & Biases (pip install 'trainwell[wandb]')")
+    wandb_project: str = option("trainwell", "the W&B project the runs go into")
+    wandb_mode: Literal["offline", "online"] = option(
+        "offline", "offline: files under RUN/wandb, no account or network (wandb sync later)"
+    )
 
 
 @dataclass(frozen=True)
