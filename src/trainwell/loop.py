@@ -135,6 +135,10 @@ class FitResult:
             lines.append(f"no best {self.monitor}: it was never a finite number")
         elif self.monitor and self.history:  # e.g. no validation data
             lines.append(f"no best {self.monitor}: the run never measured it")
+        final = {k: v for k, v in self.final.items() if k.startswith(("val_", "train_"))}
+        if final:
+            shown = "  ".join(f"{k} {v:.4g}" for k, v in final.items() if isinstance(v, float))
+            lines.append(f"final: {shown}")
         lines.append(f"weights left in the model: {self.weights}")
         if self.best_checkpoint:
             lines.append(f"best checkpoint: {self.best_checkpoint}")
