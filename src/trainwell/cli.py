@@ -261,6 +261,8 @@ def _add_trust_arg(parser: argparse.ArgumentParser) -> None:
 def cmd_train(args: argparse.Namespace) -> int:
     from trainwell.distributed import launched
 
+    if args.print_config:  # shows what would run; starts no process and no process group
+        return _train_command(args)
     if args.nproc is not None and not launched():
         return _launch(args)
     return _in_process_group(args)

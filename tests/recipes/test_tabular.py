@@ -102,3 +102,12 @@ def test_eval_says_when_a_recipe_has_no_test_split(tmp_path, capsys):
     capsys.readouterr()
     assert main(["eval", str(run), "--split", "test"]) == 2
     assert "has no test data to evaluate on; try --split val" in capsys.readouterr().err
+
+
+def test_print_config_with_nproc_starts_no_process(tmp_path, capsys, monkeypatch):
+    import trainwell.distributed as distributed
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(distributed, "launch_local", lambda *a, **k: pytest.fail("launched"))
+    assert main(["train", "--nproc", "2", "--print-config"]) == 0
+    assert yaml.safe_load(capsys.readouterr().out)["run"]["recipe"] == "digits"
