@@ -378,11 +378,8 @@ def cmd_recipes(args: argparse.Namespace) -> int:
 
 def _train(config: Any, build: Any, recipe_name: str) -> int:
     from trainwell.loop import fit
-    from trainwell.state import seed_everything
 
-    # Seed before the recipe builds its model: initial weights are part of the run.
-    seed_everything(config.run.seed, config.run.deterministic)
-    job = _build(build, config, recipe_name)
+    job = _seeded_job(build, config, recipe_name)
     result = fit(
         job.model,
         job.train_data,
@@ -407,6 +404,14 @@ def _train(config: Any, build: Any, recipe_name: str) -> int:
         )
         return EXIT_GUARD_STOPPED
     return EXIT_OK  # finished, or preempted by SIGTERM after saving
+
+
+def _seeded_job(build: Any, config: Any, recipe_name: str) -> Any:
+    """The recipe's job, built after seeding: its initial weights are part of the run."""
+    from trainwell.state import seed_everything
+
+    seed_everything(config.run.seed, config.run.deterministic)
+    return _build(build, config, recipe_name)
 
 
 def _build(build: Any, config: Any, recipe_name: str) -> Any:

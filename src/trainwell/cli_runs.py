@@ -12,7 +12,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from trainwell.cli import _build, _note, _read_yaml, _recipe, _recipe_in_files, _trusting
+from trainwell.cli import (
+    _build,
+    _note,
+    _read_yaml,
+    _recipe,
+    _recipe_in_files,
+    _seeded_job,
+    _trusting,
+)
 from trainwell.errors import EXIT_OK, UserError
 
 
@@ -159,13 +167,11 @@ def cmd_lr_find(args: argparse.Namespace) -> int:
     from trainwell.config import load_config, read_config_file
     from trainwell.lr_finder import lr_find
     from trainwell.plotting import matplotlib_available
-    from trainwell.state import seed_everything
 
     recipe_name = args.recipe or _recipe_in_files(args.config, read_config_file) or "digits"
     base, build = _recipe(recipe_name)
     config = load_config(args.config, [*args.overrides, f"run.recipe={recipe_name}"], base=base)
-    seed_everything(config.run.seed, config.run.deterministic)
-    job = _build(build, config, recipe_name)
+    job = _seeded_job(build, config, recipe_name)
     out = Path(args.out)
     result = lr_find(
         job.model,
