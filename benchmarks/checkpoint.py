@@ -22,7 +22,7 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.checkpoint import Checkpointer
+from trainwell.state.checkpointer import Checkpointer
 
 
 def build() -> tuple[nn.Module, torch.optim.Optimizer]:

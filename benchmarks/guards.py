@@ -29,8 +29,9 @@ from _harness import interleaved, report
 from torch import nn
 
 import trainwell as tw
+from trainwell.config.guards import GuardsConfig
 from trainwell.data import epoch_order
-from trainwell.guards import GuardsConfig, watch
+from trainwell.guards import watch
 from trainwell.recipes.digits import DigitsCNN, load_digits_tensors
 
 BATCH, LR, WD = 64, 3e-3, 0.01

@@ -30,8 +30,8 @@ from torch.utils.data import DataLoader, TensorDataset
 import trainwell as tw
 from guards import digits_mlp
 from trainwell.data import epoch_order
+from trainwell.parts.schedule import warmup_cosine
 from trainwell.recipes.digits import DigitsCNN, load_digits_tensors
-from trainwell.schedule import warmup_cosine
 
 BATCH, LR, WD = 64, 3e-3, 0.01
 

@@ -154,7 +154,7 @@ def unavailable(contender: str) -> str | None:
 def compile_pending() -> str | None:
     """Why trainwell cannot compile yet (the ``train.compile`` key is not accepted), or None."""
     try:
-        from trainwell.config import build_config
+        from trainwell.config.tree import build_config
 
         build_config({"train": {"compile": True}})
     except Exception as exc:  # ConfigError: unknown key; anything else: not ready either
@@ -204,7 +204,7 @@ def child_env(threads: int) -> dict[str, str]:
 def prime(threads: int) -> None:
     """One untimed process that imports everything the contenders import: bytecode written,
     files in the page cache, before the first measured process."""
-    modules = ["torch", "trainwell.loop", "trainwell.checkpoint", "peers_contenders"]
+    modules = ["torch", "trainwell.loop.fit", "trainwell.state.checkpointer", "peers_contenders"]
     modules += [
         m
         for m in ("lightning", "accelerate", "ignite.engine")

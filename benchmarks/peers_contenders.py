@@ -225,7 +225,7 @@ def trainwell_config(work: Work, *, guards: bool, lean: bool) -> dict[str, Any]:
 
 def _run_trainwell(work: Work, *, guards: bool, lean: bool) -> None:
     import trainwell as tw
-    from trainwell.observe import Observer
+    from trainwell.observe.base import Observer
 
     class Tick(Observer):
         def on_step_end(self, report) -> None:
@@ -511,7 +511,7 @@ def trainwell_saver(model, optimizer, directory: str, *, async_save: bool = Fals
     """trainwell's Checkpointer: atomic verified write (temp, fsync, rename, SHA-256 sidecar,
     last.pt link, retention); async: the loop waits only for the copy to CPU."""
     import trainwell as tw
-    from trainwell.checkpoint import Checkpointer
+    from trainwell.state.checkpointer import Checkpointer
 
     checkpointer = Checkpointer(directory, async_save=async_save, keep_last=2)
     parts = {"model": model, "optimizer": optimizer}

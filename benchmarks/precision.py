@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 from trainwell import Clipping, Precision, build_optimizer
-from trainwell.config import OptimConfig
+from trainwell.config.sections import OptimConfig
 from trainwell.recipes.charlm import CharGPT
 
 

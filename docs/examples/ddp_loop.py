@@ -11,8 +11,9 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.config import OptimConfig
-from trainwell.distributed import choose_strategy, process_group
+from trainwell.config.sections import OptimConfig
+from trainwell.strategy.registry import choose_strategy
+from trainwell.strategy.process import process_group
 
 with process_group():  # started from torchrun's environment; barrier + destroy at the end
     name = sys.argv[1] if len(sys.argv) > 1 else "auto"  # auto: one process, or ddp

@@ -1,5 +1,5 @@
 """``python -m trainwell`` is the ``trainwell`` command."""
 
-from trainwell.cli import main
+from trainwell.cli.app import main
 
 raise SystemExit(main())

@@ -15,7 +15,8 @@ def lazy_exports(
     subpackages: Collection[str] = (),
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The module ``__getattr__`` and ``__dir__`` of ``package``: ``exports`` maps each public
-    name to the submodule that defines it; ``subpackages`` are imported by name."""
+    name to the submodule that defines it (or to a module named in full, ``trainwell.x.y``);
+    ``subpackages`` are imported by name."""
 
     def __getattr__(name: str) -> Any:
         if name in subpackages:
@@ -23,7 +24,9 @@ def lazy_exports(
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        # a submodule of ``package``, or a module named in full (a name another package defines)
+        where = module if module.startswith("trainwell.") else f"{package}.{module}"
+        value = getattr(importlib.import_module(where), name)
         namespace[name] = value  # later lookups skip this function
         return value
 

@@ -8,10 +8,10 @@ import shutil
 import pytest
 import torch
 
-from trainwell.checkpoint import list_checkpoints, verify
-from trainwell.cli import main
+from trainwell.cli.app import main
 from trainwell.errors import EXIT_GUARD_STOPPED, EXIT_OK, EXIT_USAGE, EXIT_WRITE_FAILED
 from trainwell.guards import GuardWarning
+from trainwell.state.checkpoint import list_checkpoints, verify
 
 SMALL = ["--set", "model.hidden=8", "--set", "model.num_points=300", "--quiet"]
 SMALL += [
@@ -131,7 +131,7 @@ def test_export_never_writes_over_a_checkpoint_and_uses_the_usual_permissions(tm
 def test_a_full_disk_exits_4_with_a_message_and_keeps_the_previous_checkpoint(
     tmp_path, monkeypatch, capsys, async_save
 ):
-    import trainwell.atomic as atomic
+    import trainwell.state.atomic as atomic
 
     real = atomic._HashingWriter.write
     saves = {"started": 0}

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from trainwell.cli import main
+from trainwell.cli.app import main
 
 RECIPE = """
 from dataclasses import dataclass

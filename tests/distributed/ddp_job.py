@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.distributed import process_group
+from trainwell.strategy.process import process_group
 
 
 class SlowOnSignal(tw.Observer):

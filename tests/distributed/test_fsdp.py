@@ -18,7 +18,7 @@ import torch
 from tests.distributed.launch import alone, env, load, torchrun, torchrun_cmd
 
 import trainwell as tw
-from trainwell.weights import read_weights
+from trainwell.state.weights import read_weights
 
 pytestmark = pytest.mark.slow
 

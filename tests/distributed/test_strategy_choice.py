@@ -5,11 +5,12 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell import distributed
-from trainwell.distributed import choose_strategy
 from trainwell.errors import ConfigError
-from trainwell.state import Counters
-from trainwell.strategy import SingleDevice
+from trainwell.loop.resume import elastic_resume
+from trainwell.loop.run_state import Counters
+from trainwell.strategy import process as distributed
+from trainwell.strategy.registry import choose_strategy
+from trainwell.strategy.single import SingleDevice
 
 
 def test_auto_is_single_device_without_a_launcher(monkeypatch):
@@ -51,16 +52,16 @@ def test_a_restarted_worker_resumes_from_the_newest_checkpoint(tmp_path, monkeyp
     run = tmp_path / "run"
     (run / "checkpoints").mkdir(parents=True)
     monkeypatch.delenv("TORCHELASTIC_RESTART_COUNT", raising=False)
-    assert distributed.elastic_resume(None, str(run)) is None  # first start: as asked
+    assert elastic_resume(None, str(run)) is None  # first start: as asked
     monkeypatch.setenv("TORCHELASTIC_RESTART_COUNT", "1")
-    assert distributed.elastic_resume(None, str(run)) is None  # restarted, nothing saved yet
+    assert elastic_resume(None, str(run)) is None  # restarted, nothing saved yet
     (run / "checkpoints" / "step-00000006.pt").write_bytes(b"x")  # a save cut short
-    assert distributed.elastic_resume(None, str(run)) is None  # no good one: start afresh
+    assert elastic_resume(None, str(run)) is None  # no good one: start afresh
     counters = Counters()
     tw.Checkpointer(run / "checkpoints").save({"counters": counters}, counters)
-    assert distributed.elastic_resume(None, str(run)) == "auto"
-    assert distributed.elastic_resume("some.pt", str(run)) == "some.pt"  # an explicit choice
-    assert distributed.elastic_resume(None, None) is None  # no run directory: nothing to find
+    assert elastic_resume(None, str(run)) == "auto"
+    assert elastic_resume("some.pt", str(run)) == "some.pt"  # an explicit choice
+    assert elastic_resume(None, None) is None  # no run directory: nothing to find
 
 
 def test_strategy_is_a_config_key_with_its_choices():

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from trainwell.config import Config, config_help
+from trainwell.config.sections import Config
+from trainwell.config.tree import config_help
 
 PAGE = Path(__file__).parents[2] / "docs" / "patterns.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", PAGE.read_text(), flags=re.S)
@@ -47,10 +48,12 @@ def test_the_page_has_examples_and_names_real_options():
 
 
 def test_the_config_reference_page_matches_the_config_tree():
-    from trainwell.reference import replace_generated
+    from trainwell.config.reference import replace_generated
 
     page = PAGE.with_name("config.md").read_text()
-    assert page == replace_generated(page), "run: python -m trainwell.reference docs/config.md"
+    assert page == replace_generated(page), (
+        "run: python -m trainwell.config.reference docs/config.md"
+    )
     assert "`train.ema_decay`" in page and "`log.tensorboard`" in page
 
 

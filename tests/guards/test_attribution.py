@@ -13,7 +13,7 @@ from tests.guards.conftest import Net
 from torch import nn
 
 import trainwell as tw
-import trainwell.cli
+import trainwell.cli.app
 from trainwell.guards import GuardWarning
 from trainwell.guards.finding import user_frame
 
@@ -132,4 +132,4 @@ def test_a_cli_run_without_user_frames_names_the_trainwell_command_not_its_launc
     assert len(lines) == 1, proc.stderr
     filename = lines[0].split(": GuardWarning: ")[0].rsplit(":", 1)[0]
     assert Path(filename).name not in ("trainwell", "runpy.py", "__main__.py"), filename
-    assert Path(filename).resolve() == Path(trainwell.cli.__file__).resolve(), filename
+    assert Path(filename).resolve() == Path(trainwell.cli.app.__file__).resolve(), filename

@@ -14,13 +14,14 @@ from tests.guards.conftest import Net, batches, codes, warns
 from torch import nn
 
 import trainwell as tw
-from trainwell.accumulation import Accumulation
-from trainwell.clipping import Clipping
-from trainwell.guards import GuardsConfig, for_fit, watch
+from trainwell.config.guards import GuardsConfig
+from trainwell.guards import for_fit, watch
 from trainwell.guards.grad_norm import GradNormGuard
-from trainwell.observe import FitInfo, StepReport
+from trainwell.observe.base import FitInfo, StepReport
+from trainwell.parts.accumulation import Accumulation
+from trainwell.parts.clipping import Clipping
+from trainwell.parts.schedule import TorchSchedule, warmup_cosine
 from trainwell.recipes import load_recipe
-from trainwell.schedule import TorchSchedule, warmup_cosine
 
 
 def _recipe(name, epochs):

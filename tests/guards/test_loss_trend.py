@@ -10,8 +10,9 @@ from tests.guards.conftest import Net, batches, codes, warns
 from torch import nn
 
 import trainwell as tw
+from trainwell.config.guards import GuardsConfig
 from trainwell.errors import ConfigError
-from trainwell.guards import GuardsConfig, validate_guards, watch
+from trainwell.guards import validate_guards, watch
 from trainwell.guards.loss_trend import AccumulationScaleGuard, LossTrendGuard
 
 
@@ -282,7 +283,7 @@ def test_switch_off_and_thresholds_are_validated():
 
 
 def test_trainwell_train_help_lists_the_new_keys():
-    from trainwell.config import config_help
+    from trainwell.config.tree import config_help
 
     text = config_help()
     for key in (

@@ -8,7 +8,7 @@ from torch.optim import lr_scheduler as S
 
 from trainwell.guards import watch
 from trainwell.guards.scheduler import interval_of
-from trainwell.schedule import LRSchedule, PlateauSchedule, TorchSchedule, warmup_cosine
+from trainwell.parts.schedule import LRSchedule, PlateauSchedule, TorchSchedule, warmup_cosine
 
 
 def _train(epochs, per_batch_scheduler, scheduler_first=False, steps=10, **kw):

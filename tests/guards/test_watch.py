@@ -8,8 +8,9 @@ import torch.nn.functional as F
 from tests.guards.conftest import Net, batches, codes, warns
 from torch import nn
 
+from trainwell.config.guards import GuardsConfig
 from trainwell.errors import ConfigError
-from trainwell.guards import GuardError, GuardsConfig, GuardWarning, validate_guards, watch
+from trainwell.guards import GuardError, GuardWarning, validate_guards, watch
 
 
 def _stale_loop(model, opt, steps=5):
@@ -131,7 +132,7 @@ def test_public_names_and_a_torch_free_config_import():
     assert sorted(guards.__all__) == sorted(guards._EXPORTS)
     assert all(getattr(guards, name) is not None for name in guards.__all__)
     assert callable(guards.watch)  # the function, not a submodule of the same name
-    code = "import sys, trainwell.guards.config; print('torch' in sys.modules)"
+    code = "import sys, trainwell.config.guards; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

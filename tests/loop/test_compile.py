@@ -13,9 +13,10 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.checkpoint import load_checkpoint
-from trainwell.compiling import CompileSettings, compiled_forward
+from trainwell.config.compile import CompileSettings
 from trainwell.errors import ConfigError
+from trainwell.parts.compile import compiled_forward
+from trainwell.state.checkpoint import load_checkpoint
 
 from .helpers import blobs
 

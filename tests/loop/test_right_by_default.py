@@ -10,8 +10,8 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.evaluation import NonFiniteDataWarning
 from trainwell.guards import GuardWarning
+from trainwell.parts.evaluation import NonFiniteDataWarning
 
 
 def blobs(n=240, seed=0):

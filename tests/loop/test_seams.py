@@ -8,11 +8,11 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.accumulation import Accumulation
-from trainwell.builders import RunLength, build_loader, stateful_observers
-from trainwell.observe import Observer
-from trainwell.state import Counters
-from trainwell.strategy import SingleDevice
+from trainwell.loop.assembly import build_loader, stateful_observers
+from trainwell.loop.run_state import Counters, RunLength
+from trainwell.observe.base import Observer
+from trainwell.parts.accumulation import Accumulation
+from trainwell.strategy.single import SingleDevice
 
 from .helpers import blobs
 

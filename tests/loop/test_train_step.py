@@ -7,10 +7,11 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.accumulation import Accumulation
 from trainwell.guards import GuardWarning
+from trainwell.parts.accumulation import Accumulation
 from trainwell.recipes import gan
-from trainwell.step import Optimizers, TrainStep
+from trainwell.step.optimizers import Optimizers
+from trainwell.step.train_step import TrainStep
 
 
 def test_train_step_alone_equals_the_hand_written_step():

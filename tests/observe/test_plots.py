@@ -9,12 +9,12 @@ import pytest
 import torch
 
 import trainwell as tw
-from trainwell.cli import main
+from trainwell.cli.app import main
 
 pytest.importorskip("matplotlib")
 from matplotlib import image  # noqa: E402
 
-from trainwell.plotting import DecisionBoundary, plot_runs, read_run  # noqa: E402
+from trainwell.observe.plots import DecisionBoundary, plot_runs, read_run
 from trainwell.recipes.spiral import SpiralMLP, make_spiral  # noqa: E402
 
 X, Y = make_spiral(300, 0.2, seed=0)

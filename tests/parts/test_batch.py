@@ -7,14 +7,8 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.batch import (
-    batch_size_of,
-    call_model,
-    check_class_targets,
-    compute_loss,
-    logits_of,
-    split_batch,
-)
+from trainwell.data.batch import batch_size_of, split_batch
+from trainwell.parts.outputs import call_model, check_class_targets, compute_loss, logits_of
 
 
 def test_split_tuple_and_list():

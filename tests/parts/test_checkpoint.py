@@ -10,15 +10,9 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.checkpoint import (
-    CheckpointWarning,
-    find_checkpoint,
-    list_checkpoints,
-    restore,
-    state_of,
-    verify,
-)
-from trainwell.weights import load_weights
+from trainwell.state.checkpoint import CheckpointWarning, find_checkpoint, list_checkpoints, verify
+from trainwell.state.checkpointer import restore, state_of
+from trainwell.state.weights import load_weights
 
 
 class Custom:
@@ -232,7 +226,7 @@ class _Clock:
 
 def test_min_interval_spaces_cadence_saves_but_not_the_end(tmp_path, monkeypatch):
     clock = _Clock()
-    monkeypatch.setattr("trainwell.checkpoint.time.monotonic", clock)
+    monkeypatch.setattr("trainwell.state.checkpointer.time.monotonic", clock)
     ckpt = tw.Checkpointer(tmp_path, every_epochs=1, every_steps=1, min_interval_s=10.0)
     parts, counters = _parts(1), tw.Counters()
     assert ckpt.due_after_epoch(1, last=False)  # nothing saved yet
@@ -247,7 +241,7 @@ def test_min_interval_spaces_cadence_saves_but_not_the_end(tmp_path, monkeypatch
 
 def test_auto_interval_is_twenty_times_the_last_save(tmp_path, monkeypatch):
     clock = _Clock()
-    monkeypatch.setattr("trainwell.checkpoint.time.monotonic", clock)
+    monkeypatch.setattr("trainwell.state.checkpointer.time.monotonic", clock)
     ckpt = tw.Checkpointer(tmp_path, every_epochs=1, min_interval_s=None)
     ckpt.save(_parts(1), tw.Counters())
     blocked = ckpt.saves[-1].blocked_s
@@ -398,7 +392,7 @@ def test_every_read_of_a_checkpoint_with_a_sidecar_verifies_its_checksum(
             tw.load_weights(model, path)
         with pytest.raises(tw.CheckpointError, match="checksum"):
             tw.export_weights(path, tmp_path / "out.safetensors")
-    from trainwell.weights import read_weights
+    from trainwell.state.weights import read_weights
 
     with pytest.raises(tw.CheckpointError, match="step-00000001.pt"):
         read_weights(step)
@@ -409,7 +403,7 @@ def test_every_read_of_a_checkpoint_with_a_sidecar_verifies_its_checksum(
 
 
 def test_verified_reads_hash_once_per_unchanged_file(tmp_path, monkeypatch):
-    import trainwell.checkpoint as checkpoint
+    import trainwell.state.checkpoint as checkpoint
 
     ckpt = tw.Checkpointer(tmp_path)
     _save(ckpt, _parts(1), 1, 1.0)
@@ -460,7 +454,7 @@ def test_exported_files_get_the_usual_permissions(tmp_path, fmt):
 
 def _failing_writer(monkeypatch, error, after_bytes=2000):
     """Make every checkpoint write fail once ``after_bytes`` have gone out (a disk filling up)."""
-    import trainwell.atomic as atomic
+    import trainwell.state.atomic as atomic
 
     real = atomic._HashingWriter.write
 

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 import pytest
 
 import trainwell as tw
-from trainwell.config import Config, OptimConfig, TrainConfig, save_config
+from trainwell.config.sections import Config, OptimConfig, TrainConfig
+from trainwell.config.tree import save_config
 
 
 def test_defaults():
@@ -338,7 +339,7 @@ def test_optim_layers_key():
 
 
 def test_config_help_shows_defaults_as_they_are_written():
-    from trainwell.config import config_help
+    from trainwell.config.tree import config_help
 
     lines = config_help().splitlines()
     assert any(line.startswith("  train.max_steps=null  ") for line in lines)
@@ -363,7 +364,7 @@ def _leaf_fields(config, prefix=""):
 
 
 def test_every_config_key_has_help_in_its_metadata():
-    from trainwell.config import field_help
+    from trainwell.config.tree import field_help
 
     leaves = list(_leaf_fields(Config()))
     assert len(leaves) > 60 and any(key.startswith("guards.") for key, _, _ in leaves)
@@ -377,7 +378,7 @@ def test_every_config_key_has_help_in_its_metadata():
 
 
 def test_config_help_lists_keys_with_their_help():
-    from trainwell.config import config_help
+    from trainwell.config.tree import config_help
 
     lines = config_help().splitlines()
     for expected in (
@@ -397,7 +398,7 @@ def test_config_help_lists_keys_with_their_help():
 def test_config_help_does_not_need_the_source_code(monkeypatch):
     import inspect
 
-    from trainwell.config import config_help
+    from trainwell.config.tree import config_help
 
     expected = config_help()
 
@@ -412,7 +413,8 @@ def test_config_help_does_not_need_the_source_code(monkeypatch):
 def test_option_keeps_help_in_metadata_and_copies_mutable_defaults():
     import dataclasses
 
-    from trainwell.config import field_help, option
+    from trainwell.config.fields import option
+    from trainwell.config.tree import field_help
 
     @dataclass
     class Opts:

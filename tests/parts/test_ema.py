@@ -10,8 +10,8 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.ema import EMA, build_ema
-from trainwell.weights import read_weights
+from trainwell.parts.ema import EMA, build_ema
+from trainwell.state.weights import read_weights
 
 X = torch.randn(128, 6, generator=torch.Generator().manual_seed(0))
 Y = (X[:, 0] + X[:, 1] > 0).long()

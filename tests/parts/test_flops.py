@@ -5,8 +5,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from trainwell import flops
-from trainwell.flops import (
+from trainwell.parts import flops
+from trainwell.parts.flops import (
     count_forward_flops,
     count_step_flops,
     measure_matmul_flops,
@@ -333,7 +333,7 @@ def test_step_flops_counts_once_on_the_second_step():
 def test_training_throughput_leaves_out_the_time_between_epochs(monkeypatch):
     """The meter's clock stands still from the end of an epoch's batches (validation,
     checkpoints) to the next epoch's first batch."""
-    from trainwell import meter as meter_module
+    from trainwell.loop import meter as meter_module
 
     clock = [100.0]
     monkeypatch.setattr(meter_module.time, "perf_counter", lambda: clock[0])
@@ -352,7 +352,7 @@ def test_rates_with_several_ranks_are_totals_and_mfu_stays_per_device(monkeypatc
     """Every rank counts its own samples, tokens and FLOPs: the run's samples/s, tokens/s and
     TFLOP/s are the totals over ranks (in the logs and in the summary alike), while MFU is
     achieved over peak of one device, whatever the number of devices."""
-    from trainwell import meter as meter_module
+    from trainwell.loop import meter as meter_module
 
     class TwoRanks:
         world_size = 2
@@ -384,7 +384,7 @@ def test_rates_with_several_ranks_are_totals_and_mfu_stays_per_device(monkeypatc
 def test_the_run_clock_stops_when_the_loop_leaves_an_epoch_early(monkeypatch):
     """The last step ends the loop before the loader is exhausted: what follows (the last
     validation, the final save) is not training time either."""
-    from trainwell import meter as meter_module
+    from trainwell.loop import meter as meter_module
 
     clock = [100.0]
     monkeypatch.setattr(meter_module.time, "perf_counter", lambda: clock[0])

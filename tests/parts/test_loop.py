@@ -9,9 +9,9 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.evaluation import NonFiniteDataWarning
 from trainwell.guards import GuardWarning
-from trainwell.schedule import LRSchedule, TorchSchedule
+from trainwell.parts.evaluation import NonFiniteDataWarning
+from trainwell.parts.schedule import LRSchedule, TorchSchedule
 
 pytestmark = pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")
 

@@ -11,8 +11,8 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.cli import main
-from trainwell.lr_finder import lr_find, suggest
+from trainwell.cli.app import main
+from trainwell.loop.lr_find import lr_find, suggest
 
 X = torch.randn(256, 6, generator=torch.Generator().manual_seed(0))
 Y = (X[:, 0] - X[:, 2] > 0).long()

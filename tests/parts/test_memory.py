@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from trainwell.errors import ConfigError
-from trainwell.memory import (
+from trainwell.parts.memory import (
     MemoryReport,
     checkpoint_blocks,
     checkpointed_blocks,

@@ -6,7 +6,7 @@ from sklearn.metrics import f1_score, roc_auc_score
 from torch import nn
 
 import trainwell as tw
-from trainwell.metric import AUROC, F1, Accuracy, ConfusionMatrix
+from trainwell.parts.metric import AUROC, F1, Accuracy, ConfusionMatrix
 
 
 class Fixed(nn.Module):

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.config import OptimConfig
+from trainwell.config.sections import OptimConfig
 
 
 class Mixed(nn.Module):
@@ -283,7 +283,7 @@ def test_nn_transformer_biases_and_norms_never_decay_matrices_do():
 
 
 def test_no_decay_rule_can_be_replaced():
-    from trainwell.optim import default_no_decay
+    from trainwell.parts.optim import default_no_decay
 
     model = Odd()
     groups = tw.param_groups(

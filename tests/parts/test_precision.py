@@ -7,8 +7,8 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell import precision as precision_mod
-from trainwell.clipping import Clipping
+from trainwell.parts import precision as precision_mod
+from trainwell.parts.clipping import Clipping
 
 
 def _model_and_batch():

@@ -9,8 +9,8 @@ from torch import nn
 
 import trainwell
 from trainwell.errors import ConfigError
-from trainwell.observe import FitInfo, Observer, StepReport
-from trainwell.profiling import Profiler, ProfileWindow
+from trainwell.observe.base import FitInfo, Observer, StepReport
+from trainwell.observe.profiler import Profiler, ProfileWindow
 
 CONFIG = {"run": {"quiet": True}, "train": {"max_epochs": 2}, "data": {"batch_size": 16}}
 

@@ -7,8 +7,8 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.config import ScheduleConfig
-from trainwell.schedule import LRSchedule, PlateauSchedule, TorchSchedule, build_schedule
+from trainwell.config.sections import ScheduleConfig
+from trainwell.parts.schedule import LRSchedule, PlateauSchedule, TorchSchedule, build_schedule
 
 # These tests step torch schedulers without optimizer steps in between, on purpose.
 pytestmark = pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")

@@ -6,10 +6,10 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell import device as device_module
-from trainwell.device import fast_kernels
 from trainwell.errors import ConfigError
-from trainwell.precision import resolve_precision
+from trainwell.parts import device as device_module
+from trainwell.parts.device import fast_kernels
+from trainwell.parts.precision import resolve_precision
 
 CUDA = torch.device("cuda")  # a device object only: nothing runs on it
 

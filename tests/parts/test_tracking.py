@@ -123,10 +123,10 @@ def test_one_monitor_defines_better_for_tracking_plateau_and_retention():
 
     import pytest
 
+    from trainwell.config.sections import MonitorConfig
     from trainwell.errors import ConfigError
-    from trainwell.monitor import Monitor
 
-    lower, higher = Monitor("val_loss", "min"), Monitor("val_acc", "max")
+    lower, higher = MonitorConfig("val_loss", "min"), MonitorConfig("val_acc", "max")
     assert lower.improved(0.4, 0.5) and not lower.improved(0.5, 0.5)  # a tie is no better
     assert higher.improved(0.9, 0.8) and not higher.improved(0.8, 0.9)
     assert not lower.improved(math.nan, None) and lower.improved(math.inf, None)
@@ -134,6 +134,6 @@ def test_one_monitor_defines_better_for_tracking_plateau_and_retention():
     assert not lower.improved(0.99, 1.0, rel=0.05) and lower.improved(0.9, 1.0, rel=0.05)
     assert sorted([0.3, 0.1, 0.2], key=higher.rank_key) == [0.3, 0.2, 0.1]
     with pytest.raises(ConfigError, match="'min' or 'max'"):
-        Monitor("val_loss", "largest")
+        MonitorConfig("val_loss", "largest")
     with pytest.raises(ConfigError, match="val_f1"):
         lower.value_of({"val_f1": 0.5})

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import trainwell as tw
-from trainwell.cli import main
+from trainwell.cli.app import main
 from trainwell.recipes import BUILTIN, Job, charlm, load_recipe
 from trainwell.recipes.charlm import (
     CharGPT,

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 import trainwell as tw
-from trainwell.cli import main
-from trainwell.config import build_config
+from trainwell.cli.app import main
+from trainwell.config.tree import build_config
 from trainwell.recipes.finetune import CONFIG, build, odd_or_even
 
 pytest.importorskip("sklearn")

@@ -16,7 +16,7 @@ from torch._dynamo.backends.common import aot_autograd
 from torch._dynamo.utils import counters
 
 import trainwell as tw
-from trainwell.cli import main
+from trainwell.cli.app import main
 from trainwell.recipes import BUILTIN, Job, fused, load_recipe
 
 HAS_COMPILER = fused.cpp_unavailable_reason() is None

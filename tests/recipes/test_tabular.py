@@ -10,8 +10,8 @@ import pytest
 import torch
 import yaml
 
-from trainwell.cli import main
-from trainwell.config import build_config
+from trainwell.cli.app import main
+from trainwell.config.tree import build_config
 from trainwell.recipes import load_recipe
 from trainwell.recipes.tabular import CONFIG, build, inverse_frequency
 
@@ -105,7 +105,7 @@ def test_eval_says_when_a_recipe_has_no_test_split(tmp_path, capsys):
 
 
 def test_print_config_with_nproc_starts_no_process(tmp_path, capsys, monkeypatch):
-    import trainwell.distributed as distributed
+    import trainwell.strategy.process as distributed
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(distributed, "launch_local", lambda *a, **k: pytest.fail("launched"))

@@ -19,7 +19,7 @@ from torch import nn
 from torch.utils.data import Dataset
 
 import trainwell as tw
-import trainwell.atomic as atomic_module
+import trainwell.state.atomic as atomic_module
 
 
 class NoisyBlobs(Dataset):

@@ -13,13 +13,8 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.checkpoint import (
-    CheckpointWarning,
-    find_checkpoint,
-    list_checkpoints,
-    verify,
-)
-from trainwell.weights import export_weights, load_weights
+from trainwell.state.checkpoint import CheckpointWarning, find_checkpoint, list_checkpoints, verify
+from trainwell.state.weights import export_weights, load_weights
 
 
 def blobs(n=192):

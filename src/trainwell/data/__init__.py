@@ -13,6 +13,7 @@ See docs/data.md.
 """
 
 from trainwell.data.caching import CachedDataset, cache
+from trainwell.data.epochs import BatchLoader, EpochBatchSampler, SeededDataLoader, TensorLoader
 from trainwell.data.fetch import (
     BatchSeededDataset,
     PreservedRNG,
@@ -23,17 +24,13 @@ from trainwell.data.fetch import (
     seed_worker,
 )
 from trainwell.data.loader import (
-    BatchLoader,
-    EpochBatchSampler,
-    SeededDataLoader,
-    TensorLoader,
+    _is_batch_iterable as _is_batch_iterable,
+)
+from trainwell.data.loader import (
     has_static_shapes,
     make_loader,
     start_epoch,
     warn_if_inexact_resume,
-)
-from trainwell.data.loader import (
-    _is_batch_iterable as _is_batch_iterable,
 )
 from trainwell.data.order import (
     SEED_STRIDE,

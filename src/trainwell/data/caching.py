@@ -28,9 +28,9 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset
 
-from trainwell.atomic import fsync_dir, fsync_file
 from trainwell.data.fetch import PreservedRNG
 from trainwell.errors import DataError
+from trainwell.state.atomic import fsync_dir, fsync_file
 
 log = logging.getLogger("trainwell.data")
 

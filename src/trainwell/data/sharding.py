@@ -33,10 +33,10 @@ from torch.utils.data import (
     SequentialSampler,
 )
 
+from trainwell.data.epochs import EpochBatchSampler, SeededDataLoader
 from trainwell.data.fetch import BatchSeededDataset
 from trainwell.data.order import check_rank, epoch_generator
-from trainwell.errors import DataError
-from trainwell.userframe import warn_at_user
+from trainwell.errors import DataError, warn_at_user
 
 
 def shard_dataloader(loader: DataLoader, *, rank: int, world_size: int, seed: int) -> Any:
@@ -101,8 +101,6 @@ def _plain_order(loader: DataLoader) -> bool:
 
 
 def _epoch_sampler(loader: DataLoader, sampler: Sampler, rank: int, world: int, seed: int):
-    from trainwell.data.loader import EpochBatchSampler
-
     return EpochBatchSampler(
         len(loader.dataset),
         loader.batch_sampler.batch_size,
@@ -116,8 +114,6 @@ def _epoch_sampler(loader: DataLoader, sampler: Sampler, rank: int, world: int, 
 
 def _rebuilt(loader: DataLoader, batch_sampler: Any, *, seeded: bool = True) -> DataLoader:
     """A loader like ``loader`` (dataset, collate, workers, pinning) over ``batch_sampler``."""
-    from trainwell.data.loader import SeededDataLoader
-
     workers: dict[str, Any] = {}
     if loader.num_workers > 0:
         workers = {

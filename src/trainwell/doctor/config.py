@@ -7,16 +7,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-try:  # Python >= 3.11
-    import tomllib as _toml
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    try:
-        import tomli as _toml  # type: ignore[no-redef]
-    except ModuleNotFoundError:
-        _toml = None  # type: ignore[assignment]
+from .target import MODERN_TORCH, find_target, project_root, target_for_root
+from .tomlfile import load_toml
 
-MODERN_TORCH = (2, 6)
-"""Assumed when a project declares nothing: the first release with safe torch.load."""
+# The settings API: MODERN_TORCH (the default target) is defined in .target, which reads
+# the project files, and load_toml in .tomlfile; both are offered here too.
+__all__ = [
+    "MODERN_TORCH",
+    "DoctorConfig",
+    "UsageError",
+    "clear_caches",
+    "config_for",
+    "load_toml",
+    "parse_version",
+    "target_torch_for",
+    "torch_floor",
+]
 
 _VERSION = re.compile(r"^\s*(\d+)\.(\d+)")
 _REQUIREMENT = re.compile(r"^\s*torch\s*(\[[^\]]*\])?\s*(?P<spec>[^;]*)", re.I)
@@ -52,24 +58,11 @@ def torch_floor(requirement: str) -> tuple[int, int] | None:
     return min(bounds) if bounds else None
 
 
-@lru_cache(maxsize=256)
-def load_toml(path: Path) -> dict | None:
-    """A TOML file's table, or None when it cannot be read or parsed (cached per path)."""
-    if _toml is None:
-        return None
-    try:
-        return _toml.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
-        return None
-
-
 def target_torch_for(path: str | Path) -> tuple[int, int]:
     """Torch version to assume for ``path``: the lowest torch its project pins, or modern.
 
     See :mod:`trainwell.doctor.target` for the files read and the rule.
     """
-    from .target import find_target
-
     return find_target(path).version
 
 
@@ -189,8 +182,6 @@ def clear_caches() -> None:
     starts afresh, so a long-lived process sees edited pyproject/requirements files)."""
     load_toml.cache_clear()
     _config_in.cache_clear()
-    from .target import project_root, target_for_root
-
     project_root.cache_clear()
     target_for_root.cache_clear()
 

@@ -10,19 +10,19 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .analysis import FileAnalysis, RawFinding
+from .analysis import FileAnalysis
 from .config import (
-    MODERN_TORCH,
     DoctorConfig,
     UsageError,
     clear_caches,
     config_for,
     parse_version,
 )
+from .events import RawFinding
 from .project import ProjectIndex
 from .rules import CHECKS, RULES
 from .sources import NOTEBOOK_SUFFIX, SourceError, read_notebook, read_python
-from .target import Target, find_target
+from .target import MODERN_TORCH, Target, find_target
 
 SKIPPED_DIRS = {".venv", "venv", "__pycache__", "node_modules", "site-packages"}
 CHECKED_SUFFIXES = (".py", NOTEBOOK_SUFFIX)

@@ -17,17 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import values as V
-from .analysis import (
-    Checks,
-    FileAnalysis,
-    Foreign,
-    ForeignClass,
-    ForeignFunction,
-    ForeignNode,
-    Summary,
-)
-from .config import MODERN_TORCH
+from .analysis import Checks, FileAnalysis
+from .events import Summary
+from .foreign import Foreign, ForeignClass, ForeignFunction, ForeignNode
 from .sources import SourceError, read_python
+from .target import MODERN_TORCH
 
 Symbol = ForeignClass | ForeignFunction
 

@@ -11,7 +11,7 @@ target is:
 * else, when pins only cap the version (``torch<2.0``), the newest release the caps allow
   (``<2.0`` -> 1.13, ``<2.5`` -> 2.4, ``<=2.3`` -> 2.3) if that is older than the default,
   otherwise the default;
-* else (no pin, or a bare ``torch``) the default, :data:`~trainwell.doctor.config.MODERN_TORCH`.
+* else (no pin, or a bare ``torch``) the default, :data:`MODERN_TORCH`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .config import MODERN_TORCH, load_toml
+from .tomlfile import load_toml
+
+MODERN_TORCH = (2, 6)
+"""Assumed when a project declares nothing: the first release with safe torch.load."""
 
 _LAST_MINOR = {0: 4, 1: 13}  # last minor release of each finished major series
 _PEP508 = re.compile(r"^\s*torch\s*(\[[^\]]*\])?\s*(?P<spec>[^;#]*)", re.I)

@@ -146,8 +146,18 @@ _NAME_HEURISTICS: list[tuple[re.Pattern[str], str]] = [
 
 # trainwell's own parts, understood as the torch calls they replace: a Precision is a
 # GradScaler (scaler.kind, its backward/step/unscale_ methods), a Clipping is clip_grad_norm_.
-TRAINWELL_PRECISION = {"trainwell.Precision", "trainwell.precision.Precision"}
-TRAINWELL_CLIPPING = {"trainwell.Clipping", "trainwell.clipping.Clipping"}
+TRAINWELL_PRECISION = {
+    "trainwell.Precision",
+    "trainwell.parts.Precision",
+    "trainwell.parts.precision.Precision",
+    "trainwell.precision.Precision",  # its path before the sub-packages
+}
+TRAINWELL_CLIPPING = {
+    "trainwell.Clipping",
+    "trainwell.parts.Clipping",
+    "trainwell.parts.clipping.Clipping",
+    "trainwell.clipping.Clipping",  # its path before the sub-packages
+}
 
 
 def trainwell_precision(call: ast.Call) -> Value:

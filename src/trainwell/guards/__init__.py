@@ -4,8 +4,7 @@
 `trainwell.fit()` as an observer. Each bug family is one module here; each finding names the bug,
 where it was seen, why it matters and the fix, and is warned once as a `GuardWarning`.
 
-Names are imported on first use: ``trainwell.guards.config`` (the config section) loads without
-torch, so the config tree can include it at no start-up cost.
+Names are imported on first use. The ``guards`` config section is `trainwell.config.guards`.
 """
 
 from __future__ import annotations
@@ -16,8 +15,8 @@ from trainwell._lazy import lazy_exports
 
 #: public name -> the module that defines it
 _EXPORTS = {
-    "GuardsConfig": "config",
-    "validate_guards": "config",
+    "GuardsConfig": "trainwell.config.guards",
+    "validate_guards": "trainwell.config.guards",
     "Finding": "finding",
     "GuardError": "finding",
     "GuardWarning": "finding",
@@ -48,7 +47,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 
 if TYPE_CHECKING:  # static analysers and IDEs see the real names
-    from trainwell.guards.config import GuardsConfig, validate_guards
+    from trainwell.config.guards import GuardsConfig, validate_guards
     from trainwell.guards.finding import Finding, GuardError, GuardWarning, NonFiniteError
     from trainwell.guards.fit import FitGuards, for_fit
     from trainwell.guards.watcher import GUARDS, Watch, watch

@@ -17,8 +17,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from trainwell.config.guards import GuardsConfig
 from trainwell.guards import patch
-from trainwell.guards.config import GuardsConfig
 from trainwell.guards.finding import Finding, FrameInfo, GuardError, Reporter, frame_info
 
 # Layers whose behaviour depends on train/eval mode.

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
 
-from trainwell.userframe import user_frame, warn_at_user
+from trainwell.errors import user_frame, warn_at_user
 
 
 class GuardWarning(UserWarning):

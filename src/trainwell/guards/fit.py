@@ -15,14 +15,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from trainwell.guards.config import GuardsConfig
+from trainwell.config.guards import GuardsConfig
 from trainwell.guards.finding import Finding
 from trainwell.guards.grad_norm import GradNormGuard
 from trainwell.guards.loss_trend import LossTrendGuard
 from trainwell.guards.nonfinite import NonFiniteGuard
 from trainwell.guards.scheduler import SchedulerGuard
 from trainwell.guards.watcher import Watch
-from trainwell.observe import FitInfo, Observer, StepReport
+from trainwell.observe.base import FitInfo, Observer, StepReport
 
 
 class FitGuards(Observer):

@@ -33,9 +33,9 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
+from trainwell.errors import user_frame
 from trainwell.guards.base import ForwardRecord, Guard, first_grad_tensor
 from trainwell.guards.finding import FrameInfo, frame_info
-from trainwell.userframe import user_frame
 
 
 class EvalGraphGuard(Guard):

@@ -30,7 +30,7 @@ from torch.optim import lr_scheduler as S
 
 from trainwell.guards.base import Guard
 from trainwell.guards.hooks import CallHandle, before_call
-from trainwell.schedule import LRSchedule, TorchSchedule, scheduler_horizon
+from trainwell.parts.schedule import LRSchedule, TorchSchedule, scheduler_horizon
 
 _PER_STEP = (S.OneCycleLR, S.CyclicLR)
 _PER_EPOCH = (S.StepLR, S.MultiStepLR, S.CosineAnnealingLR, S.ExponentialLR)

@@ -28,11 +28,11 @@ from typing import Any
 import torch
 from torch import nn
 
+from trainwell.config.guards import GuardsConfig, validate_guards
 from trainwell.guards import patch
 from trainwell.guards.base import Context, ForwardRecord, Guard, first_grad_tensor, overrides
 from trainwell.guards.batchnorm import BatchNormBatchGuard
 from trainwell.guards.clipping import ClippingGuard
-from trainwell.guards.config import GuardsConfig, validate_guards
 from trainwell.guards.duplicates import DuplicateBatchGuard
 from trainwell.guards.finding import Finding
 from trainwell.guards.grad_norm import GradNormGuard

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from trainwell.errors import warn_at_user
 from trainwell.observe.base import FitInfo, Observer, StepReport
-from trainwell.userframe import warn_at_user
 
 
 class InputBoundWarning(UserWarning):

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from trainwell.atomic import describe_write_failure, json_safe, write_text_atomic
+from trainwell.errors import warn_at_user
 from trainwell.observe.base import FitInfo, Observer, StepReport
-from trainwell.userframe import warn_at_user
+from trainwell.state.atomic import describe_write_failure, json_safe, write_text_atomic
 
 
 class MetricsLogWarning(UserWarning):

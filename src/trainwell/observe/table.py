@@ -14,11 +14,10 @@ import io
 from pathlib import Path
 from typing import Any
 
-from trainwell.atomic import describe_write_failure, json_safe, write_text_atomic
-from trainwell.errors import WriteFailedError
+from trainwell.errors import WriteFailedError, warn_at_user
 from trainwell.observe.base import FitInfo, Observer, StepReport
 from trainwell.observe.log import AppendedFile, MetricsLogWarning
-from trainwell.userframe import warn_at_user
+from trainwell.state.atomic import describe_write_failure, json_safe, write_text_atomic
 
 
 class CSVLog(Observer):

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from trainwell.config import (
+from trainwell.config.sections import (
     Config,
     DataConfig,
     MonitorConfig,

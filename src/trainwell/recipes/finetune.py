@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from trainwell.config import (
+from trainwell.config.sections import (
     Config,
     DataConfig,
     MonitorConfig,
@@ -54,7 +54,7 @@ CONFIG = Config(
 
 def pretrained_weights(source: str) -> dict[str, torch.Tensor]:
     """The weights of a run directory's best checkpoint, or of a checkpoint file, verified."""
-    from trainwell.weights import read_weights
+    from trainwell.state.weights import read_weights
 
     if not source:
         raise ConfigError(
@@ -76,7 +76,7 @@ def odd_or_even(labels: torch.Tensor) -> torch.Tensor:
 
 
 def build(config: Config) -> Job:
-    from trainwell.weights import load_weights
+    from trainwell.state.weights import load_weights
 
     m: ModelConfig = config.model
     model = DigitsCNN(m.channels, m.hidden, m.dropout)

@@ -48,7 +48,7 @@ from typing import Literal
 import torch
 from torch import nn
 
-from trainwell.config import (
+from trainwell.config.sections import (
     Config,
     DataConfig,
     MonitorConfig,

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from trainwell.accumulation import MicroBatch
-from trainwell.clipping import Clipping
-from trainwell.config import Config, DataConfig, TrainConfig
+from trainwell.config.sections import Config, DataConfig, TrainConfig
+from trainwell.parts.accumulation import MicroBatch
+from trainwell.parts.clipping import Clipping
 from trainwell.recipes import Job
-from trainwell.step import Optimizers, StepResult, TrainStep, slot
+from trainwell.step.optimizers import Optimizers, slot
+from trainwell.step.train_step import StepResult, TrainStep
 
 DESCRIPTION = "GAN on a generated ring of 8 Gaussians (two optimizers in one step)"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from trainwell.config import (
+from trainwell.config.sections import (
     Config,
     DataConfig,
     MonitorConfig,
@@ -78,7 +78,7 @@ def build(config: Config) -> Job:
     model = SpiralMLP(m.hidden)
     observers = []
     if config.log.plots and config.run.dir is not None:  # the boundary sharpening, per epoch
-        from trainwell.plotting import DecisionBoundary
+        from trainwell.observe.plots import DecisionBoundary
 
         gif = Path(config.run.dir) / "plots" / "decision_boundary.gif"
         observers.append(DecisionBoundary(model, x[:split], y[:split], gif))

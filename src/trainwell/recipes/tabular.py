@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from trainwell.config import (
+from trainwell.config.sections import (
     Config,
     DataConfig,
     MonitorConfig,

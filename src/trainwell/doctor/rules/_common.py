@@ -11,7 +11,8 @@ from collections.abc import Iterator
 
 from .. import values as V
 from .._astutil import dotted
-from ..analysis import (
+from ..analysis import ScopeWalker
+from ..events import (
     BACKWARD,
     CALL,
     EVAL,
@@ -24,7 +25,6 @@ from ..analysis import (
     ZERO,
     Event,
     ModeEffect,
-    ScopeWalker,
     Summary,
 )
 from ..values import Value

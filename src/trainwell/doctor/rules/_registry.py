@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, TypeVar
 from ._common import summarize
 
 if TYPE_CHECKING:
-    from ..analysis import FileAnalysis, ScopeWalker, Summary
+    from ..analysis import FileAnalysis, ScopeWalker
+    from ..events import Summary
     from ..values import Value
 
 HEADER = """\

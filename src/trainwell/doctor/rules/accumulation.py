@@ -7,7 +7,8 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
-from ..analysis import BACKWARD, STEP, Event, ScopeWalker, compatible
+from ..analysis import ScopeWalker
+from ..events import BACKWARD, STEP, Event, compatible
 from ._common import events_in, report
 from ._registry import Example, Rule, scope_check
 

@@ -4,7 +4,8 @@ still scaled by a GradScaler).
 
 from __future__ import annotations
 
-from ..analysis import BACKWARD, CLIP, STEP, UNSCALE, Event, ScopeWalker, compatible, is_prefix
+from ..analysis import ScopeWalker
+from ..events import BACKWARD, CLIP, STEP, UNSCALE, Event, compatible, is_prefix
 from ._common import iteration_events, report
 from ._registry import Example, Rule, in_loop, scope_check
 

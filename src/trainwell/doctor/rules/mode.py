@@ -5,7 +5,8 @@ validation in the epoch loop, or by a step_fn given to trainwell's fit()).
 from __future__ import annotations
 
 from .. import values as V
-from ..analysis import BACKWARD, EVAL, FORWARD, TRAIN, Event, ScopeWalker, is_prefix
+from ..analysis import ScopeWalker
+from ..events import BACKWARD, EVAL, FORWARD, TRAIN, Event, is_prefix
 from ._common import call_name, events_in, final_modes, is_training, mode_effects, report
 from ._registry import Example, Rule, scope_check
 

@@ -6,7 +6,8 @@ import ast
 
 from .. import values as V
 from .._astutil import last_part
-from ..analysis import FileAnalysis, _own_nodes
+from ..analysis import FileAnalysis
+from ..scope_facts import own_nodes
 from ._registry import Example, Rule, file_check
 
 # nn modules without parameters or train/eval behaviour: a plain list of these is harmless.
@@ -113,7 +114,7 @@ def _unregistered_candidates(fa: FileAnalysis, init: ast.AST) -> list[tuple]:
     assigned: dict[str, int] = {}  # attr -> number of assignments in __init__
     handed_over: set[str] = set()  # attrs passed to a call: nn.ModuleList(self.layers) & co.
     registers = False
-    for node in _own_nodes(init):
+    for node in own_nodes(init):
         grown = _grown_list(node)
         if grown is not None:
             # self.layers = self.layers + [Layer(...)] / self.layers += [...]: an append

@@ -8,17 +8,9 @@ from __future__ import annotations
 
 import ast
 
-from ..analysis import (
-    CALL,
-    EVAL,
-    FORWARD,
-    MODE_UNKNOWN,
-    TRAIN,
-    Event,
-    ForeignNode,
-    RawFinding,
-    ScopeWalker,
-)
+from ..analysis import ScopeWalker
+from ..events import CALL, EVAL, FORWARD, MODE_UNKNOWN, TRAIN, Event, RawFinding
+from ..foreign import ForeignNode
 from ._common import caller_key, is_training
 from ._registry import Example, Rule, scope_check
 

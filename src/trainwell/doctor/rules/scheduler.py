@@ -8,7 +8,8 @@ import ast
 
 from .. import values as V
 from .._astutil import dotted, last_part
-from ..analysis import CALL, SCHED, STEP, Event, ScopeWalker, is_prefix
+from ..analysis import ScopeWalker
+from ..events import CALL, SCHED, STEP, Event, is_prefix
 from ._common import events_in, report
 from ._registry import Example, Rule, scope_check
 

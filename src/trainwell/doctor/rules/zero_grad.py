@@ -8,7 +8,8 @@ import ast
 from collections.abc import Iterable
 
 from .. import values as V
-from ..analysis import BACKWARD, CALL, STEP, ZERO, Event, ScopeWalker, compatible, is_prefix
+from ..analysis import ScopeWalker
+from ..events import BACKWARD, CALL, STEP, ZERO, Event, compatible, is_prefix
 from ._common import call_name, events_in, is_backward, is_step, is_zero, report
 from ._registry import Example, Rule, in_loop, scope_check
 

@@ -1,0 +1,269 @@
+"""The commands that read a finished (or running) run directory: ``eval``, ``export``,
+``plot``, and ``lr-find``, which reads a recipe. ``trainwell.cli`` parses and dispatches."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from trainwell.cli.common import _note, _read_yaml, _recipe_in_files, _trusting
+from trainwell.cli.train import _build, _recipe, _seeded_job
+from trainwell.errors import EXIT_OK, UserError
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from trainwell.parts.evaluation import evaluate
+
+    loaded = _load_run_model(args)
+    job = loaded.job
+    data = job.val_data if args.split == "val" else job.test_data
+    if data is None:
+        raise UserError(
+            f"recipe {loaded.recipe!r} has no {args.split} data to evaluate on"
+            + ("; try --split val" if args.split == "test" else "")
+        )
+    metrics = evaluate(
+        job.model,
+        data,
+        loss=job.loss,
+        metrics=job.metrics,
+        device=loaded.config.run.device,
+        precision=loaded.config.train.precision,
+    )
+    print(
+        json.dumps(
+            {
+                "checkpoint": args.checkpoint or "best",
+                "weights": loaded.weights,
+                "split": args.split,
+                "file": str(loaded.checkpoint),
+                "epoch": loaded.epoch,
+                **{f"{args.split}_{k}": round(v, 6) for k, v in metrics.items()},
+            },
+            indent=2,
+        )
+    )
+    return EXIT_OK
+
+
+@dataclasses.dataclass
+class _RunModel:
+    """A run's model rebuilt by its recipe with a checkpoint's weights in it."""
+
+    job: Any
+    config: Any
+    recipe: str
+    checkpoint: Path
+    weights: str  # "ema" or "raw"
+    epoch: int | None
+
+
+def _load_run_model(args: argparse.Namespace) -> _RunModel:
+    """The model of run ``args.run_dir`` with the weights of ``args.checkpoint`` (raw or their
+    moving average, ``args.weights``), built by the run's own recipe."""
+    from trainwell.config.tree import load_config
+    from trainwell.state.checkpoint import load_checkpoint
+    from trainwell.state.sharded import MARKER, consolidated_model, is_marker
+    from trainwell.state.weights import load_weights
+
+    run_dir = Path(args.run_dir)
+    config_file = run_dir / "config.yaml"
+    if not config_file.is_file():
+        raise UserError(f"{run_dir} is not a run directory (no config.yaml)")
+    recipe_name = (_read_yaml(config_file).get("run") or {}).get("recipe") or "digits"
+    base, build = _recipe(recipe_name, run_dir)
+    config = load_config([config_file], base=base)
+    which = args.checkpoint or "best"
+    chosen = _choose_checkpoint(run_dir, which, config.monitor.metric, config.monitor.mode)
+    with _trusting(args):
+        payload = load_checkpoint(chosen)
+    state = payload["state"]
+    if "model" not in state:
+        raise UserError(f"{chosen} holds no model weights (its state has {sorted(state)})")
+    if args.weights == "ema" and "ema" not in state:
+        raise UserError(f"{chosen} holds no moving average of the weights; use --weights raw")
+    averaged = args.weights != "raw" and "ema" in state
+    job = _build(build, config, recipe_name)
+    weights = state["ema"]["weights"] if averaged else state["model"]
+    if is_marker(weights):  # a sharded (FSDP) checkpoint: its shards gathered
+        weights = consolidated_model(chosen.parent / weights[MARKER])
+    load_weights(job.model, weights)
+    epoch = payload["manifest"].get("epoch")
+    return _RunModel(job, config, recipe_name, chosen, "ema" if averaged else "raw", epoch)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from trainwell.state.weights import export_weights
+
+    source = Path(args.run_dir)
+    if source.is_dir():
+        saved = _read_yaml(source / "config.yaml") if (source / "config.yaml").is_file() else {}
+        monitor = saved.get("monitor") or {}
+        chosen = _choose_checkpoint(
+            source,
+            args.checkpoint or "best",
+            monitor.get("metric", "val_loss"),
+            monitor.get("mode", "min"),
+        )
+        run_dir = source
+    else:
+        if args.checkpoint is not None:
+            raise UserError(
+                f"--checkpoint picks a checkpoint of a run directory; {source} is a file already"
+            )
+        if not source.is_file():
+            raise UserError(f"{source} does not exist; pass a run directory or a checkpoint file")
+        chosen = source
+        run_dir = source.parent.parent if source.parent.name == "checkpoints" else source.parent
+    out = (
+        Path(args.out)
+        if args.out
+        else run_dir / "export" / f"model-{_step_name(chosen)}.{args.fmt}"
+    )
+    if args.fmt in ("exported", "onnx"):
+        return _export_program(args, run_dir, chosen, out)
+    with _trusting(args):
+        written = export_weights(chosen, out, fmt=args.fmt, which=args.weights)
+    print(f"wrote {written} ({written.stat().st_size:,} bytes) from {chosen}")
+    return EXIT_OK
+
+
+def _export_program(args: argparse.Namespace, run_dir: Path, chosen: Path, out: Path) -> int:
+    from trainwell.state.export import example_batch, export_onnx, export_program
+
+    if not (run_dir / "config.yaml").is_file():
+        raise UserError(
+            f"--format {args.fmt} rebuilds the model with the run's recipe: pass the run directory"
+        )
+    args.run_dir, args.checkpoint = str(run_dir), str(chosen)
+    loaded = _load_run_model(args)
+    example = example_batch(loaded.job)
+    if args.fmt == "onnx":
+        written, difference = export_onnx(loaded.job.model, example, out.with_suffix(".onnx"))
+    else:
+        written, difference = export_program(loaded.job.model, example, out.with_suffix(".pt2"))
+    print(
+        f"wrote {written} ({written.stat().st_size:,} bytes) from {chosen} ({loaded.weights} "
+        f"weights); checked: max |exported - eager| = {difference:.3g} on a batch of "
+        f"{len(example)}"
+    )
+    return EXIT_OK
+
+
+def cmd_lr_find(args: argparse.Namespace) -> int:
+    from trainwell.config.tree import load_config, read_config_file
+    from trainwell.loop.lr_find import lr_find
+    from trainwell.observe.plots import matplotlib_available
+
+    recipe_name = args.recipe or _recipe_in_files(args.config, read_config_file) or "digits"
+    base, build = _recipe(recipe_name)
+    config = load_config(args.config, [*args.overrides, f"run.recipe={recipe_name}"], base=base)
+    job = _seeded_job(build, config, recipe_name)
+    out = Path(args.out)
+    result = lr_find(
+        job.model,
+        job.train_data,
+        loss=job.loss,
+        config=config,
+        step_fn=job.step_fn,
+        min_lr=args.min_lr,
+        max_lr=args.max_lr,
+        num_steps=args.steps,
+        plot=out / "lr_find.png" if matplotlib_available() else None,
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    record = {k: getattr(result, k) for k in ("suggestion", "min_loss_lr", "rule", "lrs", "losses")}
+    (out / "lr_find.json").write_text(json.dumps(record, indent=1) + "\n")
+    print(result.describe())
+    print(f"sweep in {out / 'lr_find.json'}" + (f", plot {result.plot}" if result.plot else ""))
+    if result.suggestion is not None:
+        print(
+            f"use it: trainwell train --recipe {recipe_name} --set optim.lr={result.suggestion:.3g}"
+        )
+    return EXIT_OK
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from trainwell.observe.plots import plot_runs
+
+    default = Path(args.run_dirs[0]) / "plots" if len(args.run_dirs) == 1 else Path("plots")
+    for path in plot_runs(args.run_dirs, Path(args.out) if args.out else default):
+        print(path)
+    return EXIT_OK
+
+
+def _choose_checkpoint(run_dir: Path, which: str, monitor: str, mode: str) -> Path:
+    """The checkpoint file ``which`` (best, last or a path) means in ``run_dir``, verified.
+
+    - a path: that file; damaged -> `CheckpointError`;
+    - ``last``: the newest checkpoint that verifies, with a note for each newer damaged one;
+    - ``best``: ``best.pt``; damaged -> `CheckpointError` naming the alternatives (another
+      file is not "the best" and must be asked for); none (a run without validation) -> last.
+    """
+    from trainwell.errors import CheckpointError
+    from trainwell.state.checkpoint import (
+        BEST,
+        LAST,
+        best_good_checkpoint,
+        list_checkpoints,
+        newest_good_checkpoint,
+        verify_if_manifest,
+    )
+
+    directory = run_dir / "checkpoints"
+    numbered = re.fullmatch(r"step-(\d+)(\.pt)?", which)
+    if numbered:  # step-N: that step's checkpoint of the run
+        which = str(directory / f"step-{int(numbered.group(1)):08d}.pt")
+    if which not in ("best", "last"):
+        path = Path(which)
+        if not path.is_file():
+            raise CheckpointError(
+                f"no checkpoint at {path}; pass best, last, step-N or the path of a checkpoint file"
+            )
+        verify_if_manifest(path)
+        return path
+    if which == "best":
+        best = directory / BEST
+        if best.is_file():
+            try:
+                verify_if_manifest(best)
+            except CheckpointError as exc:
+                good = best_good_checkpoint(directory, monitor, mode)
+                other = f", or --checkpoint {good} (the best that verifies)" if good else ""
+                raise CheckpointError(
+                    f"the best checkpoint is damaged: {exc}; another file is not used in its "
+                    f"place: pass --checkpoint last (the newest that verifies){other}"
+                ) from None
+            return best
+        if list_checkpoints(directory):
+            _note(f"{directory} has no {BEST} (no validation metric); using the newest checkpoint")
+    if list_checkpoints(directory):
+        path, skipped = newest_good_checkpoint(directory)
+        for reason in skipped:
+            _note(f"{reason}; using {path.name}, the newest checkpoint that verifies")
+        return path
+    last = directory / LAST
+    if last.is_file():
+        verify_if_manifest(last)
+        return last
+    raise CheckpointError(f"no checkpoint in {directory}")
+
+
+def _step_name(checkpoint: Path) -> str:
+    """``step-N`` for a step file or a link to one (``last.pt``/``best.pt``), else its stem."""
+
+    from trainwell.state.checkpoint import PREFIX, list_checkpoints
+
+    if checkpoint.name.startswith(PREFIX):
+        return checkpoint.stem
+    with contextlib.suppress(OSError):
+        for step in list_checkpoints(checkpoint.parent):
+            if os.path.samefile(step, checkpoint):
+                return step.stem
+    return checkpoint.stem

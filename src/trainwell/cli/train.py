@@ -1,0 +1,254 @@
+"""``trainwell train``, ``resume`` and ``recipes``: load a recipe (built-in or
+``module:function``), seed and build its job, run `fit()` (in this process, or as ``--nproc``
+processes through torchrun), and exit with the code the run earned."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from trainwell.cli.common import _note, _one_line, _read_yaml, _recipe_in_files, _trusting
+from trainwell.errors import (
+    EXIT_GUARD_STOPPED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    ConfigError,
+    UserError,
+)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from trainwell.strategy.process import launched
+
+    if args.print_config:  # shows what would run; starts no process and no process group
+        return _train_command(args)
+    if args.nproc is not None and not launched():
+        return _launch(args)
+    return _in_process_group(args)
+
+
+def _launch(args: argparse.Namespace) -> int:
+    """``--nproc N``: this same command in N processes, started by torchrun's own launcher."""
+    from trainwell.strategy.process import launch_local
+
+    if args.nproc < 1:
+        raise UserError(f"--nproc {args.nproc} must be >= 1")
+    if args.max_restarts < 0:
+        raise UserError(f"--max-restarts {args.max_restarts} must be >= 0")
+    argv = _without_option(_without_option(args.argv, "--nproc"), "--max-restarts")
+    if not args.run_dir:  # every process must write to (and resume from) one directory
+        recipe = args.recipe or "digits"
+        argv += ["--run-dir", f"runs/{_slug(recipe)}-{time.strftime('%Y%m%d-%H%M%S')}"]
+    return launch_local(args.nproc, ["-m", "trainwell", *argv], max_restarts=args.max_restarts)
+
+
+def _without_option(argv: list[str], name: str) -> list[str]:
+    out, skip = [], False
+    for item in argv:
+        if skip:
+            skip = False
+        elif item == name:
+            skip = True
+        elif not item.startswith(f"{name}="):
+            out.append(item)
+    return out
+
+
+def _in_process_group(args: argparse.Namespace) -> int:
+    """Train; under torchrun inside the process group (started here, destroyed at the end)."""
+    from trainwell.strategy.process import env_rank, process_group
+
+    device = next((o.split("=", 1)[1] for o in args.overrides if o.startswith("run.device=")), None)
+    with process_group(device):
+        if env_rank() != 0:
+            args.quiet = True  # rank 0 speaks for the run
+        return _train_command(args)
+
+
+def _train_command(args: argparse.Namespace) -> int:
+    from trainwell.config.tree import load_config, read_config_file
+    from trainwell.strategy.process import broadcast_object, env_rank
+
+    recipe_name = args.recipe or _recipe_in_files(args.config, read_config_file) or "digits"
+    base, build = _recipe(recipe_name)
+    overrides = [*args.overrides, f"run.recipe={recipe_name}"]
+    if args.run_dir:
+        overrides.append(f"run.dir={args.run_dir}")
+    if args.resume:
+        overrides.append(f"checkpoint.resume={args.resume}")
+    if args.quiet:
+        overrides.append("run.quiet=true")
+    if getattr(args, "profile", False):
+        overrides.append("profile.enabled=true")
+    config = load_config(args.config, overrides, base=base)
+    if getattr(args, "print_config", False):
+        import yaml
+
+        print(yaml.safe_dump(config.to_dict(), sort_keys=False), end="")
+        return EXIT_OK
+    if config.run.dir is None:
+        if config.checkpoint.resume == "auto":
+            raise UserError(
+                "--resume auto needs --run-dir DIR: the directory the job writes its checkpoints "
+                "to and resumes from when it is started again"
+            )
+        stamp = broadcast_object(time.strftime("%Y%m%d-%H%M%S"))  # one directory for all ranks
+        config = config.replace(
+            run=dataclasses.replace(config.run, dir=f"runs/{_slug(recipe_name)}-{stamp}")
+        )
+    config = _fresh_start_if_nothing_to_resume(config)
+    if env_rank() == 0:
+        _record_recipe(Path(config.run.dir), recipe_name)
+    with _trusting(args):
+        return _train(config, build, recipe_name)
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    from trainwell.config.tree import load_config
+
+    run_dir = Path(args.run_dir)
+    config_file = run_dir / "config.yaml"
+    if not config_file.is_file():
+        raise UserError(
+            f"{run_dir} is not a run directory (no config.yaml); pass the directory a run wrote"
+        )
+    saved = _read_yaml(config_file)
+    recipe_name = (saved.get("run") or {}).get("recipe") or "digits"
+    base, build = _recipe(recipe_name, run_dir)
+    # Quietness belongs to this invocation, not to the run that is being continued.
+    quiet = f"run.quiet={'true' if args.quiet else 'false'}"
+    overrides = [*args.overrides, f"run.dir={run_dir}", "checkpoint.resume=auto", quiet]
+    config = load_config([config_file], overrides, base=base)
+    with _trusting(args):
+        return _train(config, build, recipe_name)
+
+
+def cmd_recipes(args: argparse.Namespace) -> int:
+    from trainwell.recipes import BUILTIN, DEFAULT, load_recipe
+
+    for name in BUILTIN:
+        mark = " (default)" if name == DEFAULT else ""
+        print(f"{name:<10} {load_recipe(name).DESCRIPTION}{mark}")
+    return EXIT_OK
+
+
+def _train(config: Any, build: Any, recipe_name: str) -> int:
+    from trainwell.loop.fit import fit
+
+    job = _seeded_job(build, config, recipe_name)
+    result = fit(
+        job.model,
+        job.train_data,
+        job.val_data,
+        loss=job.loss,
+        config=config,
+        metrics=job.metrics,
+        step_fn=job.step_fn,
+        train_step=job.train_step,
+        observers=job.observers,
+    )
+    if result.preempted == "SIGINT":
+        return EXIT_INTERRUPTED  # interrupted, but saved: the conventional code for Ctrl-C
+    if not result.ok:
+        saved = (
+            f"; checkpoints are in {Path(config.run.dir) / 'checkpoints'}" if result.saves else ""
+        )
+        print(
+            f"trainwell: error: a runtime guard stopped the run: "
+            f"{_one_line(str(result.stopped_by_guard))}{saved} (see docs/guards.md)",
+            file=sys.stderr,
+        )
+        return EXIT_GUARD_STOPPED
+    return EXIT_OK  # finished, or preempted by SIGTERM after saving
+
+
+def _seeded_job(build: Any, config: Any, recipe_name: str) -> Any:
+    """The recipe's job, built after seeding: its initial weights are part of the run."""
+    from trainwell.state.rng import seed_everything
+
+    seed_everything(config.run.seed, config.run.deterministic)
+    return _build(build, config, recipe_name)
+
+
+def _build(build: Any, config: Any, recipe_name: str) -> Any:
+    from trainwell.recipes import check_job
+
+    return check_job(build(config), recipe_name)
+
+
+def _fresh_start_if_nothing_to_resume(config: Any) -> Any:
+    """``checkpoint.resume=auto`` in a run directory without checkpoints: start fresh.
+
+    A directory with checkpoints none of which verifies is not "nothing": resuming then fails
+    with the reasons, rather than starting over on top of them.
+    """
+    from trainwell.state.checkpoint import list_checkpoints
+
+    if config.checkpoint.resume != "auto":
+        return config
+    directory = Path(config.run.dir) / "checkpoints"
+    if list_checkpoints(directory):
+        return config
+    if not config.run.quiet:
+        _note(f"no checkpoint in {directory} yet: starting fresh")
+    return config.replace(checkpoint=dataclasses.replace(config.checkpoint, resume=None))
+
+
+def _recipe(name: str, run_dir: Path | None = None) -> tuple[Any, Any]:
+    """(default config, build function) of a built-in recipe or a user's module:function.
+
+    A ``module:function`` is imported from the working directory, or — for a run that recorded
+    where its recipe came from (``recipe.json``) — from there first.
+    """
+    from trainwell.config.sections import Config
+    from trainwell.recipes import load_recipe, load_user_recipe
+
+    if ":" not in name:
+        module = load_recipe(name)
+        return module.CONFIG, module.build
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))  # so `my_script:build` imports from here
+    origin = _recorded_recipe(run_dir) if run_dir is not None else None
+    if origin and Path(origin.get("sys_path", "")).is_dir() and origin["sys_path"] not in sys.path:
+        sys.path.insert(0, origin["sys_path"])
+    try:
+        build = load_user_recipe(name)
+    except ConfigError as exc:
+        if origin and not Path(origin.get("file", "")).is_file():
+            raise ConfigError(
+                f"{exc}; the run was trained with {origin.get('file')}, which is gone: put the "
+                "module on PYTHONPATH or run from the directory that holds it"
+            ) from None
+        raise
+    return getattr(build, "config", None) or Config(), build
+
+
+def _record_recipe(run_dir: Path, recipe_name: str) -> None:
+    """Write ``recipe.json``: where a ``module:function`` recipe was imported from."""
+    from trainwell.recipes import RECIPE_FILE, recipe_origin
+    from trainwell.state.atomic import write_text_atomic
+
+    origin = recipe_origin(recipe_name)
+    if origin is None:
+        return
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(json.dumps(origin, indent=2) + "\n", run_dir / RECIPE_FILE)
+
+
+def _recorded_recipe(run_dir: Path) -> dict[str, str] | None:
+    from trainwell.recipes import RECIPE_FILE
+
+    try:
+        origin = json.loads((run_dir / RECIPE_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return origin if isinstance(origin, dict) else None
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in name)

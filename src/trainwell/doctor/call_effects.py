@@ -1,0 +1,331 @@
+"""What a call of a recognised object or function does: the value it returns and its events.
+
+Method calls on a tracked value (``loss.backward()``, ``optimizer.step()``,
+``scaler.scale(loss)``, ``model.eval()``, ``model.encode(x)`` ...), calls of a tracked value
+itself (``model(x)``, ``criterion(out, y)``, trainwell's ``clipping(params)``), and calls of
+torch and library functions and classes by their resolved name (optimizer, scheduler,
+loss, model and loader constructors, ``clip_grad_norm_``, softmax ...).  This is where the
+analysis learns which names hold models, optimizers, schedulers and losses.  Each
+classifier returns :data:`~.scope_state.NOTHING` when it does not apply, so that the caller
+(:meth:`~.expressions.ExpressionWalker.ev_call`) tries the next one.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from . import values as V
+from ._astutil import argument, dotted, last_part, names_in
+from .events import (
+    BACKWARD,
+    CLIP,
+    EVAL,
+    FORWARD,
+    MODE_UNKNOWN,
+    OPAQUE,
+    SCHED,
+    STEP,
+    TRAIN,
+    UNSCALE,
+    ZERO,
+)
+from .scope_facts import is_strategy
+from .scope_state import NOTHING, ScopeState, arg_names, container_of
+from .values import Value
+
+CLIP_FUNCTIONS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_"}
+
+# Model methods that run the network (seq2seq / autoencoder halves count as forward passes).
+FORWARD_METHODS = {"forward", "encode", "decode"}
+ENGINE_WORDS = ("accelerator", "fabric", "engine", "deepspeed", "trainer")
+
+# Wrappers that iterate over their first argument: a loader wrapped in them is still the
+# batch loop (``for i, batch in tqdm(enumerate(loader))``).
+ITER_WRAPPERS = {"enumerate", "tqdm", "iter", "zip", "track"}
+
+_NOT_MODELS = {V.OPTIMIZER, V.SCHEDULER, V.LOADER, V.SCALER, V.LOSS, V.TENSOR, V.CLIPPER}
+_SOFTMAX_MODULES = {"Softmax": V.SOFTMAX, "LogSoftmax": V.LOG_SOFTMAX}
+
+
+class CallEffects(ScopeState):
+    """Classifies calls of tracked values and of torch and library functions (see module)."""
+
+    # -- method calls ---------------------------------------------------------------------
+    def _method_call(
+        self,
+        call: ast.Call,
+        method: str,
+        recv_node: ast.expr | None,
+        recv_val: Value | None,
+        arg_vals: list[Value | None],
+    ) -> object:
+        recv_name = dotted(recv_node)
+        kind = recv_val.kind if recv_val is not None else None
+        if method == "backward":
+            return self._backward(call, recv_node, recv_name, recv_val, arg_vals)
+        if method == "step":
+            return self._step(call, recv_name, recv_val)
+        if method == "zero_grad":
+            self.emit(ZERO, call, receiver=self.model_key(recv_name))
+            return None
+        if method == "zero_" and _is_grad_attribute(recv_node):
+            self.emit(ZERO, call)
+            return None
+        if method == "unscale_" and kind == V.SCALER:
+            self.emit(UNSCALE, call)
+            return None
+        clipper = arg_vals[0] if arg_vals else None
+        if method == "clip" and clipper is not None and clipper.kind == V.CLIPPER:
+            self.emit(CLIP, call)  # trainwell: strategy.clip(clipping, params)
+            return None
+        if method == "scale" and kind == V.SCALER and arg_vals:
+            scaled = arg_vals[0]
+            return scaled.plus(V.AMP) if scaled is not None and scaled.kind == V.LOSS else None
+        if method in {"eval", "train"} and recv_name is not None and kind not in _NOT_MODELS:
+            self._mode_event(call, method, recv_name)
+            return recv_val
+        if method in {"parameters", "named_parameters"} and recv_name is not None:
+            return Value(V.PARAMS, alias=self.model_key(recv_name))
+        if method in {"configure_optimizers", "create_optimizer"}:
+            return Value(V.OPTIMIZER, alias=self.model_key(recv_name))
+        if method in {"append", "extend", "insert", "add"} and arg_vals:
+            self._at_accumulate(container_of(recv_node), arg_vals[-1], call)
+            return None
+        if method in {"softmax", "log_softmax"} and kind not in {V.MODEL, V.CRITERION}:
+            flag = V.SOFTMAX if method == "softmax" else V.LOG_SOFTMAX
+            return Value(V.TENSOR, flags=frozenset({flag}))
+        if recv_val is None:
+            return NOTHING
+        return self._known_receiver_method(call, method, recv_name, recv_val)
+
+    def _known_receiver_method(
+        self, call: ast.Call, method: str, recv_name: str | None, recv: Value
+    ) -> object:
+        if recv.kind == V.MODEL:
+            if method in FORWARD_METHODS:
+                self.emit(FORWARD, call, receiver=self.model_key(recv_name))
+                return self._model_output(recv)
+            if method in V.MODULE_SELF_METHODS:
+                return recv
+            return NOTHING
+        if recv.kind == V.LOSS:
+            if method in V.GRAPH_CUTTING:
+                return Value(V.NUMBER)
+            return recv if method in V.GRAPH_PRESERVING else None
+        if recv.kind == V.TENSOR:
+            if method == "log" and V.SOFTMAX in recv.flags:
+                return Value(V.TENSOR, flags=frozenset({V.LOG_SOFTMAX}))
+            if method in V.GRAPH_PRESERVING or method in V.SHAPE_METHODS:
+                return recv
+            return Value(V.TENSOR)
+        if recv.kind == V.OUTPUT and method in V.SHAPE_METHODS:
+            # model(x).view(...): a reshaped output keeps its softmax / log_softmax flags
+            return Value(V.TENSOR, flags=recv.flags)
+        if recv.kind == V.BATCH and method in {"to", "cuda"}:
+            return recv
+        return NOTHING
+
+    def _backward(
+        self,
+        call: ast.Call,
+        recv_node: ast.expr | None,
+        recv_name: str | None,
+        recv_val: Value | None,
+        arg_vals: list[Value | None],
+    ) -> None:
+        if recv_val is not None and recv_val.kind == V.SCALER and call.args:
+            # trainwell's precision.backward(loss): scaler.scale(loss).backward() when fp16
+            amp = V.FP16 in recv_val.flags
+            self.emit(BACKWARD, call, value=arg_vals[0], receiver=dotted(call.args[0]), amp=amp)
+            return None
+        if is_strategy(recv_name) and len(call.args) >= 2:
+            # trainwell: strategy.backward(loss, precision, model, last=...)
+            precision = arg_vals[1]
+            amp = precision is not None and precision.kind == V.SCALER and V.FP16 in precision.flags
+            self.emit(BACKWARD, call, value=arg_vals[0], receiver=dotted(call.args[0]), amp=amp)
+            return None
+        engine = recv_name is not None and any(w in recv_name.lower() for w in ENGINE_WORDS)
+        if engine and call.args:
+            # accelerator.backward(loss) / fabric.backward(loss)
+            self.emit(BACKWARD, call, value=arg_vals[0], receiver=dotted(call.args[0]), engine=True)
+            return None
+        amp = isinstance(recv_node, ast.Call) and last_part(dotted(recv_node.func)) == "scale"
+        amp = amp or (recv_val is not None and V.AMP in recv_val.flags)
+        self.emit(BACKWARD, call, value=recv_val, receiver=recv_name, amp=amp)
+        return None
+
+    def _step(self, call: ast.Call, recv_name: str | None, recv_val: Value | None) -> object:
+        kind = recv_val.kind if recv_val is not None else None
+        if kind == V.SCALER and call.args:
+            # scaler.step(optimizer), or trainwell's precision.step(optimizer) (a GradScaler
+            # step only in fp16)
+            amp = recv_val.cls != "Precision" or V.FP16 in recv_val.flags  # type: ignore[union-attr]
+            self.emit(STEP, call, receiver=dotted(call.args[0]), amp=amp)
+            return None
+        if kind == V.OPTIMIZER:
+            self.emit(STEP, call, receiver=recv_name)
+            return None
+        if kind == V.SCHEDULER:
+            self.emit(SCHED, call, receiver=recv_name, value=recv_val)
+            return None
+        return NOTHING
+
+    def _mode_event(self, call: ast.Call, method: str, recv_name: str) -> None:
+        key = self.model_key(recv_name)
+        if method == "eval" and not call.args and not call.keywords:
+            self.emit(EVAL, call, receiver=key)
+            return
+        if method == "train":
+            mode = argument(call, 0, "mode")
+            if mode is None or (isinstance(mode, ast.Constant) and mode.value is True):
+                self.emit(TRAIN, call, receiver=key)
+            elif isinstance(mode, ast.Constant) and mode.value is False:
+                self.emit(EVAL, call, receiver=key)
+            else:
+                self.emit(MODE_UNKNOWN, call, receiver=key)
+            return
+        self.emit(MODE_UNKNOWN, call, receiver=key)
+
+    # -- function calls -------------------------------------------------------------------
+    def _function_call(
+        self,
+        call: ast.Call,
+        qual: str | None,
+        arg_vals: list[Value | None],
+        kw_vals: dict[str | None, Value | None],
+    ) -> object:
+        if qual is None:
+            return NOTHING
+        tail = last_part(qual)
+        torchy = qual.startswith("torch.") or self.fa.imports.is_imported(call.func)
+        if tail in ITER_WRAPPERS - {"zip"} and arg_vals and arg_vals[0] is not None:
+            inner = arg_vals[0]
+            if inner.kind == V.LOADER:  # pbar = tqdm(loader): iterating it is the batch loop
+                return inner.plus(V.ENUMERATED) if tail == "enumerate" else inner
+        if tail in CLIP_FUNCTIONS and qual.startswith("torch."):
+            self.emit(CLIP, call)
+            return None
+        if qual in V.TRAINWELL_PRECISION:
+            return V.trainwell_precision(call)
+        if qual in V.TRAINWELL_CLIPPING:
+            return Value(V.CLIPPER)
+        if qual in {"torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax"}:
+            return Value(V.TENSOR, flags=frozenset({V.SOFTMAX}))
+        if qual in {"torch.log_softmax", "torch.nn.functional.log_softmax",
+                    "torch.special.log_softmax"}:  # fmt: skip
+            return Value(V.TENSOR, flags=frozenset({V.LOG_SOFTMAX}))
+        if qual == "torch.log" and arg_vals and arg_vals[0] and V.SOFTMAX in arg_vals[0].flags:
+            return Value(V.TENSOR, flags=frozenset({V.LOG_SOFTMAX}))
+        if qual.startswith("torch.nn.functional.") and tail in V.FUNCTIONAL_LOSSES:
+            self._at_loss_call(call, tail, arg_vals[0] if arg_vals else None)
+            return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
+        if tail in {"float", "int"} and qual == tail:
+            return Value(V.NUMBER)
+        if not torchy and tail not in self.fa.classes:
+            return self._constructor_by_name(call, qual, tail, arg_vals)
+        return self._constructor(call, qual, tail, arg_vals)
+
+    def _constructor_by_name(
+        self, call: ast.Call, qual: str, tail: str, arg_vals: list[Value | None]
+    ) -> object:
+        # Unimported, unbound names (a snippet without imports, or a star import): only
+        # the distinctive PyTorch class names are trusted.
+        distinctive = (V.OPTIMIZER_CLASSES | V.SCHEDULER_CLASSES | {"GradScaler", "DataLoader"}) - {
+            "SGD",
+            "Adam",
+        }
+        if "." not in qual and qual not in self.env and tail in distinctive:
+            return self._constructor(call, qual, tail, arg_vals)
+        if tail == "from_pretrained" or tail == "create_model":
+            return self._constructor(call, qual, tail, arg_vals)
+        return NOTHING
+
+    def _constructor(
+        self, call: ast.Call, qual: str, tail: str, arg_vals: list[Value | None]
+    ) -> object:
+        if tail in V.OPTIMIZER_CLASSES:
+            params = arg_vals[0] if arg_vals else None
+            alias = params.alias if params is not None and params.kind == V.PARAMS else None
+            return Value(V.OPTIMIZER, cls=tail, alias=alias, node=call)
+        if tail in V.SCHEDULER_CLASSES:
+            flags = V.scheduler_unit_flags(tail, call, self._lambda_names(call))
+            return Value(V.SCHEDULER, cls=tail, flags=frozenset(flags), node=call)
+        if V.WARMUP_SCHEDULE.match(tail) or (
+            tail == "get_scheduler" and qual.split(".")[0] in {"transformers", "diffusers"}
+        ):
+            total = argument(call, 2, "num_training_steps")
+            flags = set() if V.expr_unit(total) == "epoch" else {V.PER_STEP}
+            return Value(V.SCHEDULER, cls=tail, flags=frozenset(flags), node=call)
+        if tail == "GradScaler":
+            return Value(V.SCALER)
+        if tail == "DataLoader":
+            return Value(V.LOADER)
+        if tail.endswith("Loss") and tail[:1].isupper():
+            return Value(V.CRITERION, cls=tail)
+        if tail in V.MODEL_WRAPPERS and arg_vals and arg_vals[0] is not None:
+            inner = arg_vals[0]
+            if inner.kind == V.MODEL:
+                alias = inner.alias or self.model_key(dotted(call.args[0]))
+                return Value(V.MODEL, cls=inner.cls, alias=alias, flags=inner.flags)
+        if qual == "torch.nn.Sequential":
+            last = arg_vals[-1] if arg_vals else None
+            flags: frozenset[str] = frozenset()
+            if last is not None and last.kind == V.MODEL and last.cls in _SOFTMAX_MODULES:
+                flags = frozenset({_SOFTMAX_MODULES[last.cls]})
+            return Value(V.MODEL, cls="Sequential", flags=flags)
+        if qual.startswith("torch.nn.") and tail[:1].isupper() and qual.count(".") == 2:
+            return Value(V.MODEL, cls=tail)
+        if qual.startswith("torch.") and tail in V.TENSOR_FACTORIES:
+            return Value(V.TENSOR)
+        if tail in self.fa.classes and qual == tail:
+            info = self.fa.classes[tail]
+            return Value(V.MODEL, cls=tail) if info.is_module else None
+        if ".models." in f".{qual}" or tail == "create_model":
+            return Value(V.MODEL)
+        if tail == "from_pretrained":
+            owner = last_part(qual.rsplit(".", 1)[0]) if "." in qual else ""
+            return Value(V.MODEL) if "Model" in owner or "For" in owner else None
+        return NOTHING
+
+    def _lambda_names(self, call: ast.Call) -> set[str]:
+        fn = argument(call, 1, "lr_lambda")
+        if isinstance(fn, ast.Lambda):
+            params = {a.arg for a in fn.args.args}
+            return names_in(fn.body) - params
+        target = self.local_funcs.get(dotted(fn) or "") or self.fa.functions.get(dotted(fn) or "")
+        if target is not None:
+            params = {a.arg for a in target.args.args}
+            return set().union(*(names_in(s) for s in target.body)) - params
+        return set()
+
+    def _call_value(
+        self, call: ast.Call, callee: Value, arg_vals: list[Value | None]
+    ) -> Value | None:
+        if callee.kind == V.MODEL:
+            if callee.cls in _SOFTMAX_MODULES:
+                return Value(V.TENSOR, flags=frozenset({_SOFTMAX_MODULES[callee.cls]}))
+            self.emit(FORWARD, call, receiver=self.model_key(dotted(call.func)))
+            return self._model_output(callee)
+        if callee.kind == V.CRITERION:
+            self._at_loss_call(call, callee.cls, arg_vals[0] if arg_vals else None)
+            return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
+        if callee.kind == V.CLIPPER:  # trainwell: clipping(model.parameters())
+            self.emit(CLIP, call)
+            return None
+        self.emit(OPAQUE, call, args=arg_names(call))
+        return None
+
+    def _model_output(self, model: Value) -> Value:
+        flags = model.flags & {V.SOFTMAX, V.LOG_SOFTMAX}
+        if model.cls in self.fa.classes:
+            flags = flags | self.fa.forward_flags(model.cls)
+        return Value(V.OUTPUT, flags=frozenset(flags))
+
+
+def _is_grad_attribute(node: ast.expr | None) -> bool:
+    """``p.grad`` or ``p.grad.data``."""
+    if not isinstance(node, ast.Attribute):
+        return False
+    if node.attr == "data":
+        node = node.value
+    return isinstance(node, ast.Attribute) and node.attr == "grad"

@@ -1,0 +1,158 @@
+"""Calls of functions the analysis can follow: those of this file and of other project files.
+
+A call of a function defined in the same file (or a method through ``self``) is recorded as
+a ``call`` event carrying that function's :class:`~.events.Summary`, after telling the file
+analysis what the caller passed (the seeds of the callee's parameters in the next pass).  A
+function or class imported from another checked file is resolved through the
+:class:`~.foreign.Foreign` facts of this file.  A function handed to trainwell's ``fit()`` as
+``step_fn=`` is remembered as one that runs every training step.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ._astutil import dotted, keyword
+from .events import CALL, RawFinding
+from .foreign import ForeignClass, ForeignFunction
+from .scope_state import ScopeState, arg_names
+from .values import Value, normalize_receiver
+
+
+class CallResolution(ScopeState):
+    """Resolves and records calls of same-file and other-file functions (see module)."""
+
+    def _function_named(
+        self, node: ast.expr | None
+    ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The function of this file a bare name refers to (``step = my_step``)."""
+        if not isinstance(node, ast.Name):
+            return None
+        if node.id in self.func_aliases:
+            return self.func_aliases[node.id]
+        if node.id in self.local_funcs:
+            return self.local_funcs[node.id]
+        if node.id in self.fa.functions and node.id not in self.env:
+            return self.fa.functions[node.id]
+        return None
+
+    def _register_step_fn(self, call: ast.Call) -> None:
+        """``tw.fit(model, data, step_fn=my_step)``: ``my_step`` runs every training step."""
+        func = self._function_named(keyword(call, "step_fn"))
+        if func is not None:
+            self.fa.step_fns.add(func)
+
+    def _resolve_foreign(self, func: ast.expr) -> ForeignClass | ForeignFunction | None:
+        """A class or function imported from another file of the project, if ``func`` is one."""
+        foreign = self.fa.foreign
+        name = dotted(func)
+        if foreign is None or name is None:
+            return None
+        root = name.partition(".")[0]
+        if root in self.env or root in self.local_funcs or root in self.func_aliases:
+            return None  # rebound here
+        if self.func is not None and root in self.fa.module_env:
+            return None
+        if "." not in name:
+            if name in self.fa.functions or name in self.fa.classes:
+                return None
+            return foreign.names.get(name)
+        module, _, attr = name.rpartition(".")
+        return foreign.modules.get(module, {}).get(attr)
+
+    def _argmap(
+        self,
+        call: ast.Call,
+        params: list[str],
+        arg_vals: list[Value | None],
+        kw_vals: dict[str | None, Value | None],
+    ) -> tuple[dict[str, str], dict[str, Value | None]]:
+        """Caller's names and values for a callee's parameters."""
+        argmap: dict[str, str] = {}
+        values: dict[str, Value | None] = {}
+        if not any(isinstance(a, ast.Starred) for a in call.args):
+            for param, arg, value in zip(params, call.args, arg_vals, strict=False):
+                values[param] = value
+                if dotted(arg):
+                    argmap[param] = dotted(arg)  # type: ignore[assignment]
+        for kw in call.keywords:
+            if kw.arg in params:
+                values[kw.arg] = kw_vals.get(kw.arg)
+                if dotted(kw.value):
+                    argmap[kw.arg] = dotted(kw.value)  # type: ignore[assignment]
+        return argmap, values
+
+    def _foreign_call(self, call: ast.Call, func: ForeignFunction) -> Value | None:
+        summary = func.summary
+        argmap, _ = self._argmap(call, summary.params, [None] * len(call.args), {})
+        self.emit(CALL, call, summary=summary, argmap=argmap, args=arg_names(call))
+        if self.fa.collect and not self.no_grad():
+            for cand in func.candidates:  # the helper's own eval() + forward without no_grad
+                if func.checked:
+                    self.fa.findings.append(
+                        RawFinding(
+                            cand.code, cand.line, cand.col, cand.message, cand.path or func.path
+                        )
+                    )
+                else:  # its file is not checked: say it at the call
+                    self.fa.findings.append(
+                        RawFinding(
+                            cand.code,
+                            call.lineno,
+                            call.col_offset + 1,
+                            f"{dotted(call.func)}() (in {func.path}:{cand.line}): {cand.message}",
+                        )
+                    )
+        return summary.returns
+
+    def _resolve_local(
+        self, func: ast.expr
+    ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool] | None:
+        if isinstance(func, ast.Name):
+            if func.id in self.local_funcs:
+                return self.local_funcs[func.id], False
+            if func.id in self.fa.functions and func.id not in self.env:
+                return self.fa.functions[func.id], False
+            return None
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+            and self.cls is not None
+            and func.attr in self.cls.methods
+        ):
+            return self.cls.methods[func.attr], True
+        return None
+
+    def _local_call(
+        self,
+        call: ast.Call,
+        func: ast.FunctionDef | ast.AsyncFunctionDef,
+        via_self: bool,
+        arg_vals: list[Value | None],
+        kw_vals: dict[str | None, Value | None],
+    ) -> Value | None:
+        params = [a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]]
+        if via_self and params and params[0] == "self":
+            params = params[1:]
+        argmap, values = self._argmap(call, params, arg_vals, kw_vals)
+        values = {k: _rename_alias(v, argmap) for k, v in values.items()}
+        self.fa.record_call(func, params, values, self.no_grad())
+        summary = (
+            self.fa.summary_of(func)
+            if func not in self.local_funcs.values()
+            else (self.fa.summaries.get(func))
+        )
+        self.emit(CALL, call, summary=summary, argmap=argmap, same_class=via_self,
+                  args=arg_names(call))  # fmt: skip
+        return summary.returns if summary is not None else None
+
+
+def _rename_alias(value: Value | None, argmap: dict[str, str]) -> Value | None:
+    """Translate an optimizer's model alias from the caller's names to the callee's."""
+    if value is None or value.alias is None:
+        return value
+    for param, arg in argmap.items():
+        if normalize_receiver(arg) == value.alias:
+            return Value(value.kind, value.cls, param, value.flags, value.node)
+    return value

@@ -1,0 +1,113 @@
+"""What the walk of a scope records: events, and the summaries and findings it hands on.
+
+An :class:`Event` is one thing a scope does that a rule may care about (``backward``, an
+optimizer ``step``, ``zero_grad``, clipping, a train/eval switch, a forward pass, a call of
+another function ...), stamped with the loops (:class:`LoopInfo`) and ``if`` branches
+(:class:`IfInfo`, a :data:`Path`) it sits in.  A :class:`Summary` is what callers of a
+function need to know about it, and a :class:`RawFinding` is a rule's report before the
+engine attaches its file.  These are plain records shared by the walker, the rules and the
+project index, so this module depends on nothing but the values.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .values import Value
+
+# Event kinds.
+BACKWARD = "backward"
+STEP = "step"
+ZERO = "zero_grad"
+CLIP = "clip"
+UNSCALE = "unscale"
+SCHED = "sched_step"
+EVAL = "eval"
+TRAIN = "train"
+MODE_UNKNOWN = "mode_unknown"
+FORWARD = "forward"
+CALL = "call"  # call of a function defined in this file (carries a Summary)
+OPAQUE = "opaque"  # call of anything else; records which names it received
+
+Path = tuple[tuple[int, int], ...]
+
+
+@dataclass
+class LoopInfo:
+    id: int
+    node: ast.stmt
+    kind: str  # "batch" | "epoch" | "micro" | "other"
+    parent: int | None
+
+
+@dataclass
+class IfInfo:
+    node: ast.stmt
+    loops: tuple[int, ...]
+
+
+@dataclass
+class ModeEffect:
+    """How a function changes the train/eval mode of one model it can see."""
+
+    first: str | None = None  # mode set before the function's own first training step
+    final: str | None = None  # "train" | "eval" | "unknown"
+
+
+@dataclass
+class Summary:
+    """What a call to a same-file function does, as seen by its callers."""
+
+    params: list[str]
+    backward: list[ast.AST] = field(default_factory=list)
+    steps: list[ast.AST] = field(default_factory=list)
+    zero_grad: bool = False
+    train_loop: bool = False
+    sched_steps: set[str] = field(default_factory=set)
+    modes: dict[str, ModeEffect] = field(default_factory=dict)
+    returns: Value | None = None
+    # model -> first forward pass run with autograd on, before the function sets that
+    # model's mode or trains: it runs in whatever mode the caller left the model in.
+    forwards: dict[str, ast.AST] = field(default_factory=dict)
+
+    @property
+    def trains(self) -> bool:
+        return bool(self.backward or self.steps)
+
+
+@dataclass
+class Event:
+    kind: str
+    node: ast.AST
+    seq: int
+    loops: tuple[int, ...]
+    path: Path
+    no_grad: bool
+    receiver: str | None = None
+    value: Value | None = None
+    summary: Summary | None = None
+    argmap: dict[str, str] = field(default_factory=dict)
+    args: tuple[str, ...] = ()
+    amp: bool = False
+    engine: bool = False  # accelerator.backward(loss) & co.
+    same_class: bool = False
+
+
+@dataclass
+class RawFinding:
+    code: str
+    line: int
+    col: int
+    message: str
+    path: str | None = None  # another file of the project (cross-file findings); None: this one
+
+
+def is_prefix(a: Path, b: Path) -> bool:
+    """``a`` is an enclosing (or the same) branch context of ``b``."""
+    return b[: len(a)] == a
+
+
+def compatible(a: Path, b: Path) -> bool:
+    """Two events that can run in the same pass (not in exclusive branches)."""
+    return is_prefix(a, b) or is_prefix(b, a)

@@ -1,0 +1,236 @@
+"""Abstract evaluation of expressions, and the binding of their values to names.
+
+:meth:`ExpressionWalker.ev` computes the :class:`~.values.Value` of an expression (what
+kind of object it is: a loss, a model output, a tensor from the loader ...) and, through
+:meth:`~ExpressionWalker.ev_call`, emits the events of the calls inside it, trying in turn
+the functions the analysis can follow (:class:`~.call_resolution.CallResolution`) and the
+recognised objects and library functions (:class:`~.call_effects.CallEffects`).
+:meth:`~ExpressionWalker.bind` stores values in the environment, including tuple unpacking
+and ``accelerator.prepare(...)``; arithmetic on losses keeps track of their scaling.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from . import values as V
+from ._astutil import dotted, last_part
+from .call_effects import CallEffects
+from .call_resolution import CallResolution
+from .events import OPAQUE
+from .foreign import ForeignClass, ForeignFunction
+from .scope_state import NOTHING, arg_names, container_of
+from .values import Value, merge
+
+TRAINWELL_FIT = {"trainwell.fit", "trainwell.loop.fit", "trainwell.loop.fit.fit"}
+
+
+class ExpressionWalker(CallResolution, CallEffects):
+    """Evaluates expressions and binds names (see module)."""
+
+    # -- binding --------------------------------------------------------------------------
+    def bind(self, target: ast.expr, value: Value | None, value_node: ast.expr | None) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            self._bind_tuple(target, value, value_node)
+            return
+        if isinstance(target, ast.Starred):
+            self.bind(target.value, None, None)
+            return
+        if isinstance(target, ast.Subscript):
+            self.ev(target.slice)
+            self._at_accumulate(container_of(target.value), value, target)
+            return
+        name = dotted(target)
+        if name is None:
+            return
+        if name in self.backward_names and (value is None or value.kind in {V.TENSOR, V.OUTPUT}):
+            value = Value(V.LOSS)
+        self.env[name] = value
+        self.bind_loops[name] = tuple(self.loop_stack)
+        if self.cls is not None and name.startswith("self.") and name.count(".") == 1:
+            attr = name[5:]
+            previous = self.cls.attrs.get(attr, value)
+            if not self.fa.collect:
+                self.cls.attrs[attr] = value if previous == value else merge(previous, value)
+
+    def _bind_tuple(
+        self, target: ast.Tuple | ast.List, value: Value | None, value_node: ast.expr | None
+    ) -> None:
+        if (
+            isinstance(value_node, ast.Call)
+            and isinstance(value_node.func, ast.Attribute)
+            and value_node.func.attr == "prepare"
+            and len(value_node.args) == len(target.elts)
+        ):
+            # accelerator.prepare(model, optimizer, loader) returns the same objects, wrapped.
+            for elt, arg in zip(target.elts, value_node.args, strict=True):
+                self.bind(elt, self.lookup(dotted(arg)), None)
+            return
+        for elt in target.elts:
+            elt_value: Value | None = None
+            name = dotted(elt.value if isinstance(elt, ast.Starred) else elt) or ""
+            if value is not None and value.kind == V.OUTPUT:
+                if "loss" in last_part(name).lower():
+                    elt_value = Value(V.LOSS, flags=frozenset({V.UNSCALED}))
+                else:
+                    elt_value = Value(V.TENSOR, flags=value.flags)
+            elif value is not None and value.kind == V.BATCH:
+                elt_value = Value(V.TENSOR, flags=frozenset({V.FROM_LOADER}))
+            self.bind(elt, elt_value, None)
+
+    # -- expression evaluation ------------------------------------------------------------
+    def ev(self, node: ast.AST | None) -> Value | None:
+        """Evaluate an expression abstractly, emitting events for the calls inside it."""
+        if node is None:
+            return None
+        if isinstance(node, ast.Call):
+            return self.ev_call(node)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return self.ev_name(node)
+        if isinstance(node, ast.BinOp):
+            return binop_value(node.op, self.ev(node.left), self.ev(node.right))
+        if isinstance(node, ast.UnaryOp):
+            operand = self.ev(node.operand)
+            return operand if operand is not None and operand.kind == V.LOSS else None
+        if isinstance(node, ast.Subscript):
+            base = self.ev(node.value)
+            self.ev(node.slice)
+            return _subscript_value(base)
+        if isinstance(node, ast.Constant):
+            return Value(V.NUMBER) if isinstance(node.value, (int, float)) else None
+        if isinstance(node, ast.IfExp):
+            self.ev(node.test)
+            return merge(self.ev(node.body), self.ev(node.orelse))
+        if isinstance(node, ast.NamedExpr):
+            value = self.ev(node.value)
+            self.bind(node.target, value, node.value)
+            return value
+        if isinstance(node, ast.Lambda):
+            return None
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return self._comprehension(node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.ev(child)
+        return None
+
+    def _comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
+    ) -> None:
+        # Comprehension variables do not leak: evaluate inside a saved environment.
+        saved, saved_loops = dict(self.env), dict(self.bind_loops)
+        for gen in node.generators:
+            self.ev(gen.iter)
+            self.bind(gen.target, None, None)
+            for cond in gen.ifs:
+                self.ev(cond)
+        if isinstance(node, ast.DictComp):
+            self.ev(node.key)
+            self.ev(node.value)
+        else:
+            self.ev(node.elt)
+        self.env, self.bind_loops = saved, saved_loops
+        return None
+
+    def ev_name(self, node: ast.Name | ast.Attribute) -> Value | None:
+        name = dotted(node)
+        if name is not None and not isinstance(node, ast.Attribute):
+            return self.lookup(name)
+        assert isinstance(node, ast.Attribute)
+        if name is not None and (name in self.env or name.startswith("self.")):
+            value = self.lookup(name)
+            if value is not None:
+                return value
+        base = self.ev(node.value)
+        attr = node.attr
+        if base is not None:
+            if base.kind == V.OUTPUT and attr == "loss":
+                return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
+            if base.kind == V.OUTPUT and attr == "logits":
+                return Value(V.TENSOR, flags=base.flags)
+            if base.kind == V.LOSS and attr in V.GRAPH_CUTTING:
+                return Value(V.NUMBER)
+            if base.kind == V.BATCH:
+                return Value(V.TENSOR, flags=frozenset({V.FROM_LOADER}))
+        if name is not None and base is None:
+            return self.lookup(name)
+        return None
+
+    def ev_call(self, call: ast.Call) -> Value | None:
+        func = call.func
+        qual = self.fa.imports.resolve(func)
+        recv_node: ast.expr | None = None
+        recv_val: Value | None = None
+        func_val: Value | None = None
+        if isinstance(func, ast.Attribute):
+            recv_node = func.value
+            recv_val = self.ev(recv_node)
+        elif isinstance(func, ast.Name):
+            func_val = self.lookup(func.id) if func.id in self.env else None
+        else:
+            func_val = self.ev(func)
+        arg_vals = [self.ev(a) for a in call.args]
+        kw_vals = {kw.arg: self.ev(kw.value) for kw in call.keywords}
+
+        if qual in TRAINWELL_FIT:
+            self._register_step_fn(call)
+        local = self._resolve_local(func)
+        if local is not None:
+            return self._local_call(call, *local, arg_vals, kw_vals)
+        foreign = self._resolve_foreign(func)
+        if isinstance(foreign, ForeignFunction):
+            return self._foreign_call(call, foreign)
+        if isinstance(foreign, ForeignClass):
+            # a model class of another file: its forward()'s softmax comes with it
+            return (
+                Value(V.MODEL, cls=foreign.name, flags=foreign.flags) if foreign.is_module else None
+            )
+        if isinstance(func, ast.Attribute) and not self._is_module_path(recv_node):
+            result = self._method_call(call, func.attr, recv_node, recv_val, arg_vals)
+            if result is not NOTHING:
+                return result  # type: ignore[return-value]
+        result = self._function_call(call, qual, arg_vals, kw_vals)
+        if result is not NOTHING:
+            return result  # type: ignore[return-value]
+        callee_val = func_val if not isinstance(func, ast.Attribute) else None
+        if callee_val is None and isinstance(func, (ast.Name, ast.Attribute)):
+            callee_val = self.lookup(dotted(func))
+        if callee_val is not None:
+            return self._call_value(call, callee_val, arg_vals)
+        self.emit(OPAQUE, call, args=arg_names(call))
+        return None
+
+
+def binop_value(op: ast.operator, left: Value | None, right: Value | None) -> Value | None:
+    """The value of ``left <op> right``: a loss stays a loss (``/`` and ``*`` mark it scaled);
+    anything else is unknown."""
+    losses = [v for v in (left, right) if v is not None and v.kind == V.LOSS]
+    if losses:
+        if len(losses) == 1 and isinstance(op, (ast.Div, ast.Mult)):
+            return Value(V.LOSS, flags=(losses[0].flags - {V.UNSCALED}) | {V.SCALED})
+        flags = losses[0].flags if len(losses) == 1 or losses[0] == losses[1] else frozenset()
+        if len(losses) == 1 and isinstance(op, (ast.Add, ast.Sub)):
+            flags = flags - {V.UNSCALED} if not _is_number(left, right) else flags
+        return Value(V.LOSS, flags=frozenset(flags) - {V.AMP})
+    tensors = [v for v in (left, right) if v is not None and v.kind == V.TENSOR]
+    if tensors and isinstance(op, (ast.Div, ast.Mult)) and tensors[0].flags & {V.SOFTMAX}:
+        return None
+    return None
+
+
+def _is_number(left: Value | None, right: Value | None) -> bool:
+    return any(v is not None and v.kind == V.NUMBER for v in (left, right))
+
+
+def _subscript_value(base: Value | None) -> Value | None:
+    if base is None:
+        return None
+    if base.kind == V.BATCH:
+        return Value(V.TENSOR, flags=frozenset({V.FROM_LOADER}))
+    if base.kind == V.TENSOR:
+        return base
+    if base.kind == V.OUTPUT:
+        return Value(V.TENSOR, flags=base.flags)
+    if base.kind == V.LOSS:
+        return base
+    return None

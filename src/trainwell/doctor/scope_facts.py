@@ -1,0 +1,84 @@
+"""Facts about a whole scope, gathered in one traversal before its statement-by-statement walk.
+
+Some questions need the entire scope at once rather than the statements seen so far: which
+names end up in ``.backward()`` (they hold losses even before that call is reached), which
+names feed one, and whether the scope computes input gradients on purpose (adversarial
+attacks, saliency maps).  :func:`scope_facts` answers them in a single pass that does not
+descend into nested functions (:func:`own_nodes`); the file analysis caches the answer per
+scope across its two walks.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ._astutil import dotted, last_part, names_in
+
+
+def own_nodes(scope: ast.AST):
+    """Walk a scope without descending into nested functions/classes/lambdas."""
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+    if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+        body: list[ast.AST] = list(scope.body)
+    else:
+        body = [scope]
+    stack = [node for node in reversed(body) if not isinstance(node, nested)]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, nested))
+
+
+@dataclass
+class ScopeFacts:
+    """Facts about a whole scope, gathered in one traversal (cached across passes)."""
+
+    backward_names: set[str]  # names whose .backward() is called: they hold losses
+    backward_involved: set[str]  # names that (transitively) feed a .backward()
+    grad_machinery: bool  # computes input gradients (attacks, saliency): eval + grad is fine
+
+
+_GRAD_ATTRS = {"requires_grad", "requires_grad_", "enable_grad", "set_grad_enabled"}
+
+
+def scope_facts(scope: ast.AST) -> ScopeFacts:
+    backward_names: set[str] = set()
+    involved: set[str] = set()
+    grad_machinery = False
+    assigns: list[tuple[set[str], set[str]]] = []
+    for node in own_nodes(scope):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr == "backward":
+                if is_strategy(dotted(node.func.value)) and len(node.args) >= 2:
+                    if isinstance(node.args[0], ast.Name):  # strategy.backward(loss, ...)
+                        backward_names.add(node.args[0].id)
+                elif isinstance(node.func.value, ast.Name):
+                    backward_names.add(node.func.value.id)
+                involved |= names_in(node.func.value)
+                for arg in node.args:
+                    involved |= names_in(arg)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            lhs = set().union(*(names_in(t) for t in targets))
+            assigns.append((lhs, names_in(node.value)))
+        elif isinstance(node, ast.Attribute):
+            if node.attr in _GRAD_ATTRS or (
+                node.attr == "grad" and last_part(dotted(node.value)) == "autograd"
+            ):
+                grad_machinery = True
+        elif isinstance(node, ast.Name) and node.id in _GRAD_ATTRS:
+            grad_machinery = True
+    for _ in range(4):  # transitive closure over assignments, bounded
+        before = len(involved)
+        for lhs, rhs in assigns:
+            if lhs & involved:
+                involved |= rhs
+        if len(involved) == before:
+            break
+    return ScopeFacts(backward_names, involved, grad_machinery)
+
+
+def is_strategy(name: str | None) -> bool:
+    """trainwell's strategy object (``strategy.backward(loss, precision, model, last=...)``)."""
+    return "strategy" in last_part(name).lower()

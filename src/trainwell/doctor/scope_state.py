@@ -1,0 +1,235 @@
+"""The state of one scope's walk, and what the walk needs from the analysis of its file.
+
+:class:`ScopeState` is the bottom layer of the walker (:class:`~.analysis.ScopeWalker`):
+the environment mapping names to :class:`~.values.Value` s, the events recorded so far, the
+loop and branch context, the autograd (no_grad) context, and the few primitives every other
+layer uses (:meth:`~ScopeState.lookup`, :meth:`~ScopeState.emit`,
+:meth:`~ScopeState.model_key`, the hooks into the rules).  The walker's layers see the file
+only through :class:`FileContext`, a protocol that :class:`~.analysis.FileAnalysis`
+implements; naming the protocol rather than the class keeps the imports one-way, because
+the file analysis is what creates the walkers.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from . import values as V
+from ._astutil import Imports, dotted, last_part
+from .events import Event, IfInfo, LoopInfo, RawFinding, Summary
+from .foreign import Foreign
+from .scope_facts import ScopeFacts
+from .values import Value, normalize_receiver, value_from_name
+
+# torch context managers (and decorators) that turn autograd off
+GRAD_CONTEXTS = {"no_grad", "inference_mode"}
+
+NOTHING = object()  # sentinel: "this classifier does not apply", distinct from None (unknown)
+
+
+@dataclass
+class ClassInfo:
+    """A class of the file: is it an nn.Module, its methods, what its methods bind to self."""
+
+    node: ast.ClassDef
+    is_module: bool
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+    attrs: dict[str, Value | None] = field(default_factory=dict)
+
+
+class WalkHooks(Protocol):
+    """The rule hooks a walk calls while the values of the names are current (the rules'
+    :class:`~.analysis.Checks` has them, among others)."""
+
+    def at_loss_call(
+        self, w: ScopeState, call: ast.Call, loss: str | None, logits: Value | None
+    ) -> None:
+        """At a loss call: ``loss`` is its name, ``logits`` the value of its first argument."""
+
+    def at_accumulate(
+        self, w: ScopeState, container: str | None, value: Value | None, node: ast.AST
+    ) -> None:
+        """Where ``value`` is added to ``container`` (``+=``, ``append``, ``acc[k] =``)."""
+
+    def at_expression_statement(self, w: ScopeState, expr: ast.expr) -> None:
+        """At an expression statement, whose value is discarded."""
+
+
+class FileContext(Protocol):
+    """What a walk reads from, and records into, the analysis of its file.
+
+    :class:`~.analysis.FileAnalysis` is the implementation: see it for what each part means.
+    """
+
+    tree: ast.Module
+    imports: Imports
+    foreign: Foreign | None
+    classes: dict[str, ClassInfo]
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+    method_class: dict[ast.AST, ClassInfo]
+    checks: WalkHooks
+    collect: bool
+    findings: list[RawFinding]
+    summaries: dict[ast.AST, Summary | None]
+    seeds: dict[ast.AST, dict[str, Value | None]]
+    module_env: dict[str, Value | None]
+    step_fns: set[ast.AST]
+
+    def facts_of(self, scope: ast.AST) -> ScopeFacts: ...
+
+    def summary_of(
+        self, func: ast.FunctionDef | ast.AsyncFunctionDef, parent_env: dict | None = None
+    ) -> Summary | None: ...
+
+    def record_call(
+        self, func: ast.AST, params: list[str], arg_values: dict[str, Value | None], no_grad: bool
+    ) -> None: ...
+
+    def forward_flags(self, cls_name: str | None) -> frozenset[str]: ...
+
+
+class ScopeState:
+    """One scope's walk: its environment, events, loops, branches and autograd context.
+
+    The layers above add what the walk does with them: :class:`~.call_effects.CallEffects`
+    and :class:`~.call_resolution.CallResolution` (calls),
+    :class:`~.expressions.ExpressionWalker` (expressions and bindings),
+    :class:`~.statements.StatementWalker` (statements) and :class:`~.analysis.ScopeWalker`.
+    """
+
+    def __init__(
+        self,
+        fa: FileContext,
+        func: ast.FunctionDef | ast.AsyncFunctionDef | None,
+        body: list[ast.stmt],
+        env: dict[str, Value | None],
+        cls: ClassInfo | None,
+    ) -> None:
+        self.fa = fa
+        self.func = func
+        self.body = body
+        self.cls = cls
+        self.env: dict[str, Value | None] = env
+        self.bind_loops: dict[str, tuple[int, ...]] = {}
+        self.events: list[Event] = []
+        self.loops: dict[int, LoopInfo] = {}
+        self.loop_stack: list[int] = []
+        self.ifs: dict[int, IfInfo] = {}
+        self.path: list[tuple[int, int]] = []
+        self.no_grad_stack: list[bool] = [self._decorated_no_grad()]
+        self.grad_context_factories: set[str] = set()  # ctx = torch.no_grad
+        self.grad_context_names: set[str] = set()  # ctx = torch.no_grad()
+        self.returns: list[Value | None] = []
+        self.local_funcs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.func_aliases: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # f = my_fn
+        self.is_step_fn = func is not None and func in fa.step_fns
+        self.params: list[str] = []
+        self._ids = itertools.count()
+        scope = func if func is not None else fa.tree
+        self.facts = fa.facts_of(scope)
+        self.backward_names = self.facts.backward_names
+        self.backward_involved = self.facts.backward_involved
+        self._seed_params()
+
+    # -- setup ----------------------------------------------------------------------------
+    def _decorated_no_grad(self) -> bool:
+        if self.func is None:
+            return False
+        for deco in self.func.decorator_list:
+            target = deco.func if isinstance(deco, ast.Call) else deco
+            if last_part(self.fa.imports.resolve(target)) in GRAD_CONTEXTS:
+                return True
+        return False
+
+    def _seed_params(self) -> None:
+        if self.func is None:
+            return
+        args = self.func.args
+        all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        names = [a.arg for a in all_args]
+        if self.cls is not None and names and names[0] in {"self", "cls"}:
+            names = names[1:]
+        self.params = names
+        seeds = self.fa.seeds.get(self.func, {})
+        for name in names:
+            value = seeds.get(name)
+            self.env[name] = value if value is not None else value_from_name(name)
+            self.bind_loops[name] = ()
+
+    # -- values ---------------------------------------------------------------------------
+    def lookup(self, name: str | None) -> Value | None:
+        if not name:
+            return None
+        root = name.partition(".")[0]
+        if self._is_module_name(root):
+            return None  # a module, not a variable
+        value = self.env.get(name)
+        if value is None and name not in self.env and self.func is not None:
+            value = self.fa.module_env.get(name)
+        if value is None:
+            value = value_from_name(name)
+        return value
+
+    def no_grad(self) -> bool:
+        return self.no_grad_stack[-1]
+
+    def emit(self, kind: str, node: ast.AST, **kw) -> Event:
+        event = Event(
+            kind,
+            node,
+            len(self.events),
+            tuple(self.loop_stack),
+            tuple(self.path),
+            self.no_grad(),
+            **kw,
+        )
+        self.events.append(event)
+        return event
+
+    def model_key(self, name: str | None) -> str | None:
+        """Canonical name of a model (follows ``ddp = DDP(model)`` aliases)."""
+        name = normalize_receiver(name)
+        value = self.env.get(name) if name else None
+        if value is not None and value.kind == V.MODEL and value.alias:
+            return value.alias
+        return name
+
+    def _is_module_name(self, root: str) -> bool:
+        """An imported module (or torch) that no assignment of this scope or the module
+        rebinds: ``import model; model = model.RNNModel(...)`` makes ``model`` a variable."""
+        if root in self.env or (self.func is not None and root in self.fa.module_env):
+            return False
+        return root in self.fa.imports.names or root == "torch"
+
+    def _is_module_path(self, node: ast.expr | None) -> bool:
+        name = dotted(node)
+        if name is None:
+            return False
+        return self._is_module_name(name.partition(".")[0])
+
+    # -- in-walk rules --------------------------------------------------------------------
+    def _at_loss_call(self, call: ast.Call, loss: str | None, logits: Value | None) -> None:
+        self.fa.checks.at_loss_call(self, call, loss, logits)
+
+    def _at_accumulate(self, container: str | None, value: Value | None, node: ast.AST):
+        self.fa.checks.at_accumulate(self, container, value, node)
+
+    def _at_expression_statement(self, expr: ast.expr) -> None:
+        self.fa.checks.at_expression_statement(self, expr)
+
+
+def arg_names(call: ast.Call) -> tuple[str, ...]:
+    """The names a call passes (positional, then keyword), as receivers: ``model.module`` ->
+    ``model``; arguments that are not names are left out."""
+    names = [dotted(a) for a in call.args] + [dotted(k.value) for k in call.keywords]
+    return tuple(normalize_receiver(n) for n in names if n)  # type: ignore[misc]
+
+
+def container_of(node: ast.expr | None) -> str | None:
+    """``history["loss"]`` -> ``history``: the object that outlives the iteration."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return dotted(node)

@@ -1,0 +1,317 @@
+"""The statement-by-statement walk: assignments, loops, branches and autograd contexts.
+
+:class:`StatementWalker` visits a scope's statements in source order.  ``for`` loops are
+classified (``batch`` over a DataLoader, ``epoch``, ``micro`` for accumulation, ``other``)
+and pushed on the loop stack that every event is stamped with; the arms of an ``if`` or
+``match`` are walked on copies of the environment, which are then merged, and each arm adds
+a step to the branch path; ``with torch.no_grad()`` (also through a name bound to one) and
+``torch.set_grad_enabled(...)`` switch autograd off for what they cover.  Nested functions
+are summarised where they are defined.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from . import values as V
+from ._astutil import argument, block_terminates, dotted, last_part, names_in
+from .call_effects import ITER_WRAPPERS
+from .events import EVAL, ZERO, IfInfo, LoopInfo
+from .expressions import ExpressionWalker, binop_value
+from .scope_state import GRAD_CONTEXTS, container_of
+from .values import Value, merge, value_from_name
+
+
+class StatementWalker(ExpressionWalker):
+    """Walks a scope's statements in source order (see module)."""
+
+    def visit_block(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            self.visit(stmt)
+
+    def visit(self, stmt: ast.stmt) -> None:
+        handler = getattr(self, f"visit_{type(stmt).__name__}", None)
+        if handler is not None:
+            handler(stmt)
+            return
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(stmt, name, None)
+            if isinstance(block, list):
+                self.visit_block(block)
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        self.ev(node.value)
+        if isinstance(node.value, ast.Call):
+            self._grad_switch(node.value)
+        self._at_expression_statement(node.value)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        value_node = node.value
+        for target in node.targets:
+            if (
+                isinstance(target, (ast.Tuple, ast.List))
+                and isinstance(value_node, (ast.Tuple, ast.List))
+                and len(target.elts) == len(value_node.elts)
+            ):
+                for sub_target, sub_value in zip(target.elts, value_node.elts, strict=True):
+                    self.bind(sub_target, self.ev(sub_value), sub_value)
+                return
+        value = self.ev(value_node)
+        aliased = self._function_named(value_node)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                if aliased is not None:
+                    self.func_aliases[target.id] = aliased
+                else:
+                    self.func_aliases.pop(target.id, None)
+        chained_eval = _chained_eval(value_node)
+        if chained_eval is not None and value is None:
+            value = Value(V.MODEL)  # only modules have .eval()
+        for target in node.targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr == "grad"
+                and isinstance(value_node, ast.Constant)
+                and value_node.value is None
+            ):
+                self.emit(ZERO, node)  # p.grad = None clears the gradient
+            self.bind(target, value, value_node)
+            self._bind_grad_context(dotted(target), value_node)
+            if chained_eval is not None and dotted(target):
+                # enc = Encoder(...).eval(): the new model starts in eval mode
+                self.emit(EVAL, chained_eval, receiver=self.model_key(dotted(target)))
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.bind(node.target, self.ev(node.value), node.value)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        rhs = self.ev(node.value)
+        target = node.target
+        if isinstance(target, ast.Subscript):
+            self.ev(target.slice)
+            self._at_accumulate(container_of(target.value), rhs, node)
+            return
+        name = dotted(target)
+        if name is None:
+            return
+        current = self.lookup(name)
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            self._at_accumulate(name, rhs, node)
+        self.env[name] = binop_value(node.op, current, rhs)
+
+    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
+        iter_value = self.ev(node.iter)
+        inner = _unwrap_iter(node.iter)
+        inner_value = iter_value if inner is node.iter else self.lookup(dotted(inner))
+        if inner is not node.iter and iter_value is not None and iter_value.kind == V.LOADER:
+            inner_value = iter_value  # tqdm(enumerate(pbar_of_loader))
+        is_loader = inner_value is not None and inner_value.kind == V.LOADER
+        if not is_loader and isinstance(inner, ast.Name | ast.Attribute):
+            guess = value_from_name(dotted(inner) or "")
+            is_loader = guess is not None and guess.kind == V.LOADER
+        kind = self._loop_kind(node, is_loader)
+        loop_id = self._push_loop(node, kind)
+        self._bind_loop_target(node, is_loader)
+        self.visit_block(node.body)
+        self.loop_stack.pop()
+        del loop_id
+        self.visit_block(node.orelse)
+
+    visit_AsyncFor = visit_For
+
+    def visit_While(self, node: ast.While) -> None:
+        self.ev(node.test)
+        self._push_loop(node, "other")
+        self.visit_block(node.body)
+        self.loop_stack.pop()
+        self.visit_block(node.orelse)
+
+    def _push_loop(self, node: ast.stmt, kind: str) -> int:
+        loop_id = next(self._ids)
+        parent = self.loop_stack[-1] if self.loop_stack else None
+        self.loops[loop_id] = LoopInfo(loop_id, node, kind, parent)
+        self.loop_stack.append(loop_id)
+        return loop_id
+
+    def _loop_kind(self, node: ast.For | ast.AsyncFor, is_loader: bool) -> str:
+        if is_loader:
+            return "batch"
+        words = {w.lower() for w in names_in(node.target) | names_in(node.iter)}
+        if any("epoch" in w for w in words):
+            return "epoch"
+        if any("accum" in w or "micro" in w for w in words):
+            return "micro"
+        return "other"
+
+    def _bind_loop_target(self, node: ast.For | ast.AsyncFor, is_loader: bool) -> None:
+        target = node.target
+        inner = _unwrap_iter(node.iter)
+        inner_value = self.lookup(dotted(inner)) if inner is not node.iter else None
+        enumerated = _enumerate_like(node.iter) or (
+            # pbar = tqdm(enumerate(loader)); for i, batch in pbar:
+            inner_value is not None and V.ENUMERATED in inner_value.flags
+        )
+        if is_loader and enumerated and isinstance(target, ast.Tuple):
+            self.bind(target.elts[0], Value(V.NUMBER), None)
+            target = target.elts[1] if len(target.elts) == 2 else target
+            if target is node.target:
+                self.bind(target, None, None)
+                return
+        if not is_loader:
+            self.bind(target, None, None)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self.bind(elt, Value(V.TENSOR, flags=frozenset({V.FROM_LOADER})), None)
+        else:
+            self.bind(target, Value(V.BATCH), None)
+
+    def visit_If(self, node: ast.If) -> None:
+        self.ev(node.test)
+        self._branches(node, [node.body, node.orelse])
+
+    def _branches(self, node: ast.stmt, blocks: list[list[ast.stmt]]) -> None:
+        if_id = next(self._ids)
+        self.ifs[if_id] = IfInfo(node, tuple(self.loop_stack))
+        start = dict(self.env)
+        outcomes: list[dict[str, Value | None]] = []
+        for index, block in enumerate(blocks):
+            self.env = dict(start)
+            self.path.append((if_id, index))
+            self.visit_block(block)
+            self.path.pop()
+            if not block_terminates(block):
+                outcomes.append(self.env)
+        self.env = _merge_envs(start, outcomes) if outcomes else start
+
+    def visit_Match(self, node: ast.stmt) -> None:
+        self.ev(node.subject)  # type: ignore[attr-defined]
+        self._branches(node, [case.body for case in node.cases])  # type: ignore[attr-defined]
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        grad_off = self.no_grad()
+        for item in node.items:
+            value = self.ev(item.context_expr)
+            grad_off = grad_off or self._is_grad_context(item.context_expr)
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, value, item.context_expr)
+        self.no_grad_stack.append(grad_off)
+        self.visit_block(node.body)
+        self.no_grad_stack.pop()
+
+    visit_AsyncWith = visit_With
+
+    def _is_grad_context(self, expr: ast.expr | None) -> bool:
+        """``torch.no_grad()`` & co., also through a name bound to one (``ctx()``, ``ctx``)."""
+        if isinstance(expr, ast.IfExp):
+            # ``torch.no_grad() if evaluating else nullcontext()``: unsure, count it as one.
+            return self._is_grad_context(expr.body) or self._is_grad_context(expr.orelse)
+        if not isinstance(expr, ast.Call):
+            return dotted(expr) in self.grad_context_names  # ctx = torch.no_grad(); with ctx:
+        if dotted(expr.func) in self.grad_context_factories:
+            return True  # ctx = torch.no_grad; with ctx():
+        return self._is_grad_factory(expr.func)
+
+    def _is_grad_factory(self, func: ast.expr | None) -> bool:
+        name = last_part(self.fa.imports.resolve(func))
+        # set_grad_enabled(phase == "train") may or may not disable grad: treat it as a
+        # grad context so that no rule complains about code inside it.
+        return name in GRAD_CONTEXTS or name == "set_grad_enabled"
+
+    def _grad_switch(self, call: ast.Call) -> None:
+        """Calls that switch autograd for the rest of the block they are in.
+
+        ``torch.set_grad_enabled(False)`` (or a phase flag: unsure, so counted as off) and
+        ``stack.enter_context(torch.no_grad())`` on an ExitStack.
+        """
+        name = last_part(self.fa.imports.resolve(call.func))
+        if name == "set_grad_enabled" and self.fa.imports.resolve(call.func) != name:
+            flag = argument(call, 0, "mode")
+            enabled = isinstance(flag, ast.Constant) and flag.value is True
+            self.no_grad_stack[-1] = not enabled
+        elif (
+            isinstance(call.func, ast.Attribute)
+            and call.func.attr == "enter_context"
+            and call.args
+            and self._is_grad_context(call.args[0])
+        ):
+            self.no_grad_stack[-1] = True
+
+    def _bind_grad_context(self, name: str | None, value_node: ast.expr) -> None:
+        """Remember names bound to ``torch.no_grad`` (the factory) or ``torch.no_grad()``."""
+        if name is None:
+            return
+        self.grad_context_factories.discard(name)
+        self.grad_context_names.discard(name)
+        if isinstance(value_node, (ast.Name, ast.Attribute)) and self._is_grad_factory(value_node):
+            self.grad_context_factories.add(name)
+        elif self._is_grad_context(value_node):
+            self.grad_context_names.add(name)
+
+    def visit_Try(self, node: ast.Try) -> None:
+        self.visit_block(node.body)
+        for handler in node.handlers:
+            if handler.name:
+                self.env[handler.name] = None
+            self.visit_block(handler.body)
+        self.visit_block(node.orelse)
+        self.visit_block(node.finalbody)
+
+    visit_TryStar = visit_Try
+
+    def visit_Return(self, node: ast.Return) -> None:
+        self.returns.append(self.ev(node.value) if node.value is not None else None)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if self.func is None and node in self.fa.functions.values():
+            return  # module-level functions are walked on their own
+        if node in self.fa.method_class:
+            return
+        self.local_funcs[node.name] = node
+        self.fa.summary_of(node, parent_env=self.env)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        return  # classes are indexed and their methods walked separately
+
+
+def _unwrap_iter(node: ast.expr) -> ast.expr:
+    """``enumerate(tqdm(loader))`` -> ``loader``."""
+    while (
+        isinstance(node, ast.Call) and last_part(dotted(node.func)) in ITER_WRAPPERS and node.args
+    ):
+        node = node.args[0]
+    return node
+
+
+def _enumerate_like(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and last_part(dotted(node.func)) == "enumerate"
+
+
+def _chained_eval(node: ast.expr | None) -> ast.Call | None:
+    """The ``.eval()`` call in ``Ctor(...).to(device).eval()`` (a fresh object, not a name)."""
+    found: ast.Call | None = None
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in V.MODULE_SELF_METHODS
+    ):
+        if node.func.attr == "eval" and not node.args and not node.keywords:
+            found = found or node
+        node = node.func.value
+    return found if isinstance(node, ast.Call) else None
+
+
+def _merge_envs(
+    start: dict[str, Value | None], outcomes: list[dict[str, Value | None]]
+) -> dict[str, Value | None]:
+    merged: dict[str, Value | None] = {}
+    keys = set(start).union(*outcomes)
+    for key in keys:
+        vals = [env.get(key, start.get(key)) for env in outcomes]
+        value = vals[0]
+        for other in vals[1:]:
+            value = merge(value, other)
+        merged[key] = value
+    return merged

@@ -1,0 +1,128 @@
+"""What `fit()` returns: `FitResult`, the run's history, best metric, checkpoints, stop
+reason, guard findings and throughput, with the summary written to ``summary.json`` and the
+lines (and next commands) printed at the end of a run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trainwell.parts.compile import CompileReport
+from trainwell.parts.flops import describe_throughput
+
+
+@dataclass
+class FitResult:
+    """What a run did: per-epoch history, the best metric and where its checkpoint is."""
+
+    history: list[dict[str, Any]]
+    monitor: str
+    best: float | None
+    best_epoch: int | None
+    best_step: int | None
+    best_checkpoint: Path | None
+    last_checkpoint: Path | None
+    steps: int
+    epochs: int
+    wall_time_s: float
+    stop_reason: str
+    run_dir: Path | None
+    final: dict[str, Any] = field(default_factory=dict)
+    preempted: str | None = None  # the signal that stopped the run (SIGTERM, SIGINT), if any
+    saves: list[Any] = field(default_factory=list)  # one SaveRecord per checkpoint written
+    findings: list[Any] = field(default_factory=list)  # what the runtime guards found
+    stopped_by_guard: str | None = None  # why a runtime guard stopped the run, if one did
+    weights: str = "last"  # which weights the model holds now: "last" or "best (... epoch N)"
+    compile: CompileReport | None = None  # train.compile: compile time, graph breaks, recompiles
+    throughput: dict[str, Any] = field(default_factory=dict)  # samples/s, tokens/s, MFU
+    kernels: dict[str, Any] = field(default_factory=dict)  # TF32 / cuDNN autotuning chosen
+
+    @property
+    def ok(self) -> bool:
+        """False when a runtime guard stopped the run (the CLI then exits with code 3)."""
+        return self.stopped_by_guard is None
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready summary (written to ``summary.json`` in the run directory)."""
+        return {
+            "monitor": self.monitor,
+            "best": self.best,
+            "best_epoch": self.best_epoch,
+            "best_step": self.best_step,
+            "best_checkpoint": str(self.best_checkpoint) if self.best_checkpoint else None,
+            "last_checkpoint": str(self.last_checkpoint) if self.last_checkpoint else None,
+            "final": self.final,
+            "steps": self.steps,
+            "epochs": self.epochs,
+            "wall_time_s": round(self.wall_time_s, 3),
+            "stop_reason": self.stop_reason,
+            "stopped_by_guard": self.stopped_by_guard,
+            "preempted": self.preempted,
+            "weights": self.weights,
+            "checkpoint_saves": len(self.saves),
+            "checkpoint_blocked_s_max": round(
+                max((s.blocked_s for s in self.saves), default=0.0), 4
+            ),
+            "checkpoint_write_s_max": round(max((s.write_s for s in self.saves), default=0.0), 4),
+            "guard_findings": [f.as_dict() for f in self.findings],
+            **({"compile": self.compile.as_dict()} if self.compile else {}),
+            "throughput": self.throughput,
+            "kernels": self.kernels,
+        }
+
+    def describe(self) -> str:
+        """A few lines a person can read at the end of a run."""
+        lines = [
+            f"done: {self.epochs} epochs, {self.steps} steps in {self.wall_time_s:.1f}s ({self.stop_reason})"
+        ]
+        if self.best is not None:
+            lines.append(
+                f"best {self.monitor} {self.best:.4g} at epoch {self.best_epoch} (step {self.best_step})"
+            )
+        elif self.monitor and any(self.monitor in r for r in self.history):
+            lines.append(f"no best {self.monitor}: it was never a finite number")
+        elif self.monitor and self.history:  # e.g. no validation data
+            lines.append(f"no best {self.monitor}: the run never measured it")
+        final = {k: v for k, v in self.final.items() if k.startswith(("val_", "train_"))}
+        if final:
+            shown = "  ".join(f"{k} {v:.4g}" for k, v in final.items() if isinstance(v, float))
+            lines.append(f"final: {shown}")
+        lines.append(f"weights left in the model: {self.weights}")
+        if self.best_checkpoint:
+            lines.append(f"best checkpoint: {self.best_checkpoint}")
+        if self.stopped_by_guard:
+            lines.append(f"FAILED: a runtime guard stopped the run: {self.stopped_by_guard}")
+        if self.throughput:
+            lines.append(describe_throughput(self.throughput))
+        if self.compile:
+            lines.append(self.compile.describe())
+        if self.saves:
+            newest = self.saves[-1]
+            lines.append(
+                f"saved step {newest.step} to {newest.path} (loop blocked {newest.blocked_s:.2f}s, "
+                f"write {newest.write_s:.2f}s)"
+            )
+        if self.run_dir:
+            lines.append(f"run directory: {self.run_dir}")
+            plots = Path(self.run_dir) / "plots"
+            if plots.is_dir():
+                lines.append(f"plots: {plots}")
+            if self.saves:
+                lines += _next_commands(self.run_dir, self.epochs, bool(self.preempted))
+        return "\n".join(lines)
+
+
+def _next_commands(run_dir: Path, epochs: int, preempted: bool) -> list[str]:
+    """The commands a person types next, for this run directory."""
+    if preempted:
+        first = [f"resume with: trainwell resume {run_dir}", "next:"]
+    else:
+        longer = f"trainwell resume {run_dir} --set train.max_epochs={2 * epochs}"
+        first = ["next:", f"  {longer}   # train longer"]
+    return [
+        *first,
+        f"  trainwell eval {run_dir}              # the best checkpoint on the validation data",
+        f"  trainwell export {run_dir}            # its weights as safetensors",
+        f"  trainwell plot {run_dir}              # loss, metrics, LR, grad norm, throughput",
+    ]

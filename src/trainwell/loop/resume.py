@@ -1,0 +1,100 @@
+"""Where a run resumes from: ``checkpoint.resume`` (a file, a run directory, ``auto``), or a
+worker torchrun restarted after a failure; the saved state read for this strategy, with a
+warning naming every config key that changed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from trainwell.config.sections import Config
+from trainwell.errors import CheckpointError, warn_at_user
+from trainwell.state.checkpoint import find_checkpoint, load_checkpoint
+from trainwell.strategy.base import Strategy
+from trainwell.strategy.process import restart_count
+
+
+def with_shards_at(state: dict[str, Any], directory: Path) -> dict[str, Any]:
+    """``state`` with each sharded part's marker naming its shard directory in full."""
+    from trainwell.state.sharded import MARKER, is_marker
+
+    return {
+        name: {MARKER: str(directory / value[MARKER])} if is_marker(value) else value
+        for name, value in state.items()
+    }
+
+
+def load_resume_state(cfg: Config, strategy: Strategy, resume: str | None = None) -> dict[str, Any]:
+    """The saved state to resume from: ``resume`` (default ``checkpoint.resume``), a file, a
+    run directory or ``auto``; warns what a changed config or world size means."""
+    path = find_checkpoint(resume or cfg.checkpoint.resume, cfg.run.dir)
+    # sharded: every rank reads the whole file on CPU and keeps its shard on the device
+    where = "cpu" if strategy.collective_state else strategy.device
+    payload = load_checkpoint(path, map_location=where)
+    manifest = payload["manifest"]
+    changed = changed_keys(manifest.get("config", {}), cfg.to_dict())
+    if changed:
+        warn_at_user(
+            f"resuming {path} with a different config ({', '.join(changed)}); the run will not "
+            "match one that never stopped",
+        )
+    saved_world = manifest.get("world_size", 1)
+    if saved_world != strategy.world_size and strategy.is_main:
+        warn_at_user(
+            f"resuming {path}, saved by {saved_world} process(es), with {strategy.world_size}: "
+            "the model, optimizer, schedule and counters carry over; each rank's shard of the "
+            "epoch and its RNG stream follow the new layout, and the run's length and schedule "
+            "are counted in steps of the new layout (a larger world has fewer steps per "
+            "epoch); the run does not match one that never stopped"
+        )
+    return with_shards_at(payload["state"], path.parent)
+
+
+#: Keys that change how a run is shown or stored, not what it computes (as do checkpoint.*).
+_PRESENTATION_KEYS = {
+    "run.dir",
+    "run.quiet",
+    "run.progress",
+    "run.log_every",
+    # per-batch seeds make the batches the same whatever the loader's machinery
+    "data.num_workers",
+    "data.pin_memory",
+    "data.persistent_workers",
+    "data.prefetch_factor",
+    "data.device_fraction",
+    "data.input_bound_threshold",
+}
+
+
+def changed_keys(saved: Mapping[str, Any], current: Mapping[str, Any]) -> list[str]:
+    changed = []
+    for section, values in current.items():
+        if not isinstance(values, Mapping):
+            continue
+        for key, value in values.items():
+            name = f"{section}.{key}"
+            old = (
+                saved.get(section, {}).get(key, value)
+                if isinstance(saved.get(section), Mapping)
+                else value
+            )
+            if name not in _PRESENTATION_KEYS and section != "checkpoint" and old != value:
+                changed.append(f"{name}: {old!r} -> {value!r}")
+    return changed
+
+
+def elastic_resume(resume: str | None, run_dir: str | None) -> str | None:
+    """What to resume from: ``checkpoint.resume`` as set, or, in a worker torchrun restarted
+    after a failure, ``"auto"`` (the newest good checkpoint) when the run directory has one:
+    the restarted command is the original one, which did not ask to resume. (A failure in
+    the middle of the first save leaves no good checkpoint: the restart starts afresh.)"""
+    if resume or run_dir is None or restart_count() == 0:
+        return resume
+    from trainwell.state.checkpoint import newest_good_checkpoint
+
+    try:
+        newest_good_checkpoint(Path(run_dir) / "checkpoints")
+    except CheckpointError:
+        return None
+    return "auto"

@@ -1,0 +1,237 @@
+"""Sharded checkpoints: each rank writes its own shards (``torch.distributed.checkpoint``).
+
+With FSDP2 and ``checkpoint.sharded`` (``auto``: on under FSDP), a save writes the model and
+optimizer states as a ``torch.distributed.checkpoint`` directory ``step-NNNNNNNN.dcp`` beside
+the step file, every rank its own shards in parallel, with no full copy anywhere. The step
+file ``step-NNNNNNNN.pt`` holds the rest (schedule, counters, RNG streams, history...) and, in
+place of each sharded part, a marker ``{"sharded": "step-NNNNNNNN.dcp"}``; its manifest
+lists every shard file with its size and SHA-256.
+
+The guarantees are those of a single-file checkpoint:
+
+* **Atomic.** The shards go to a temporary directory, renamed into place by rank 0 once every
+  rank's files are written and fsynced; the step file and its manifest come after, the
+  manifest last: it is the commit marker. A crash at any point leaves the previous checkpoint
+  the newest good one.
+* **Verified.** Resuming checks every shard's size and checksum against the manifest; a
+  checkpoint with a missing or damaged shard is passed over for the newest good one.
+* **Retention** removes a step's shard directory with its step file.
+* **Resharding.** ``torch.distributed.checkpoint`` loads the shards into whatever layout the
+  loading run has: saved by N ranks, resumed by M, or by one process without FSDP (tested).
+* **Async** (``checkpoint.async_save``): every rank copies its shards to CPU memory at the
+  step boundary and a background thread writes them (``torch.distributed.checkpoint.
+  async_save`` on a process group of its own); the commit above happens when all are written.
+* **Export.** ``trainwell export``/``eval`` and `trainwell.read_weights` consolidate the
+  model's shards into whole tensors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from trainwell.errors import CheckpointError
+from trainwell.state.atomic import fsync_dir, fsync_file
+
+SUFFIX = ".dcp"
+MARKER = "sharded"
+
+
+def shards_of(path: Path) -> Path:
+    """The shard directory of step file ``path`` (``step-N.pt`` -> ``step-N.dcp``)."""
+    return path.with_suffix(SUFFIX)
+
+
+def is_marker(value: Any) -> bool:
+    """Whether a saved entry stands for state kept in a shard directory."""
+    return isinstance(value, Mapping) and set(value) == {MARKER}
+
+
+class Marker:
+    """What the step file keeps for a sharded part: the name of its shard directory."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def state_dict(self) -> dict[str, Any]:
+        return {MARKER: self.directory}
+
+
+# --------------------------------------------------------------------------- saving
+
+
+def sharded_state(model: nn.Module, optimizers: Mapping[str, torch.optim.Optimizer]) -> dict:
+    """Model and optimizer states as this rank's shards (DTensors; plain tensors when the
+    model is not sharded), under the names the checkpoint keeps them by."""
+    from torch.distributed.checkpoint.state_dict import (
+        get_model_state_dict,
+        get_optimizer_state_dict,
+    )
+
+    state: dict[str, Any] = {"model": get_model_state_dict(model)}
+    for name, optimizer in optimizers.items():
+        state[name] = get_optimizer_state_dict(model, optimizer)
+    return state
+
+
+def weights_finite(model: nn.Module, strategy: Any) -> bool:
+    """Whether every rank's shards of the weights are finite (one all-reduce)."""
+    bad = any(
+        not bool(torch.isfinite(_local(p)).all())
+        for p in model.parameters()
+        if p.is_floating_point()
+    )
+    return not strategy.agree(bad)
+
+
+def save_shards(
+    path: Path, model: nn.Module, optimizers: Mapping[str, torch.optim.Optimizer], strategy: Any
+) -> dict[str, Any]:
+    """Write every rank's shards into ``shards_of(path)`` (a collective); returns, on rank 0,
+    the manifest entry ``{"dir", "files": {name: {"bytes", "sha256"}}}`` ({} elsewhere)."""
+    return start_shards(path, model, optimizers, strategy)()
+
+
+def start_shards(
+    path: Path,
+    model: nn.Module,
+    optimizers: Mapping[str, torch.optim.Optimizer],
+    strategy: Any,
+    *,
+    group: Any = None,
+) -> Callable[[], dict[str, Any]]:
+    """Begin writing every rank's shards into ``shards_of(path)`` (a collective); returns
+    ``commit``, which every rank calls once: it waits until this rank's files are on disk,
+    then (on rank 0, once every rank's are) renames the directory into place and returns the
+    manifest entry ``{"dir", "files": {name: {"bytes", "sha256"}}}`` ({} elsewhere).
+
+    Without ``group`` the shards are written before this returns. With ``group`` (a process
+    group of its own, CPU-capable: the saving thread's collectives must never interleave with
+    training's) they are copied to CPU memory now and written by a background thread
+    (``torch.distributed.checkpoint.async_save``); ``commit`` may then run in another thread.
+    """
+    import torch.distributed as dist
+    import torch.distributed.checkpoint as dcp
+
+    final = shards_of(path)
+    staging = final.with_name(f".{final.name}.tmp")
+    if strategy.is_main:
+        shutil.rmtree(staging, ignore_errors=True)  # a crashed save's leftovers
+        staging.mkdir(parents=True)
+    dist.barrier()
+    state = sharded_state(model, optimizers)
+    written = None
+    if group is None:
+        dcp.save(state, checkpoint_id=str(staging))
+    else:  # the state is staged to CPU before this returns: training may go on changing it
+        written = dcp.async_save(state, checkpoint_id=str(staging), process_group=group)
+    rank, world, main = dist.get_rank(), dist.get_world_size(), strategy.is_main
+
+    def commit() -> dict[str, Any]:
+        if written is not None:
+            written.result()
+        mine = _hash_own_files(staging, rank, main)
+        every: list[Any] = [None] * world
+        dist.all_gather_object(every, mine, group=group)  # also: every rank's files are on disk
+        if not main:
+            return {}
+        fsync_dir(staging)
+        if final.exists():  # the same step saved again after a resume
+            shutil.rmtree(final)
+        os.replace(staging, final)
+        fsync_dir(final.parent)
+        files = {name: entry for rank_files in every for name, entry in rank_files.items()}
+        return {"dir": final.name, "files": dict(sorted(files.items()))}
+
+    return commit
+
+
+def _hash_own_files(directory: Path, rank: int, main: bool) -> dict[str, dict[str, Any]]:
+    """Size and SHA-256 of the files this rank wrote (fsynced); rank 0 also the metadata."""
+    own = [p for p in directory.iterdir() if p.name.startswith(f"__{rank}_")]
+    if main:
+        own += [p for p in directory.iterdir() if not p.name.startswith("__")]
+    entries = {}
+    for file in own:
+        fsync_file(file)
+        entries[file.name] = {"bytes": file.stat().st_size, "sha256": _sha256(file)}
+    return entries
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify_shards(path: Path, manifest: Mapping[str, Any]) -> None:
+    """Every shard file the manifest of ``path`` lists is there with its size and checksum;
+    `CheckpointError` naming the first that is not."""
+    entry = manifest.get("shards")
+    if not entry:
+        return
+    directory = path.parent / entry["dir"]
+    for name, expected in entry["files"].items():
+        file = directory / name
+        if not file.is_file():
+            raise CheckpointError(f"{path}'s shard {entry['dir']}/{name} is missing")
+        if file.stat().st_size != expected["bytes"] or _sha256(file) != expected["sha256"]:
+            raise CheckpointError(
+                f"{path}'s shard {entry['dir']}/{name} does not match its manifest (corrupt)"
+            )
+
+
+def remove_shards(path: Path) -> None:
+    """Delete the shard directory of step file ``path``, if it has one."""
+    shutil.rmtree(shards_of(path), ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_shards(directory: Path, parts: Mapping[str, Any]) -> None:
+    """Load the model and optimizers in ``parts`` from shard directory ``directory``, in
+    whatever layout they have now (FSDP with any number of ranks, or one plain process)."""
+    import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint.state_dict import (
+        set_model_state_dict,
+        set_optimizer_state_dict,
+    )
+
+    if not directory.is_dir():
+        raise CheckpointError(f"the checkpoint's shard directory {directory} is missing")
+    raw = {name: getattr(part, "part", part) for name, part in parts.items()}
+    model = next(p for p in raw.values() if isinstance(p, nn.Module))
+    optimizers = {n: p for n, p in raw.items() if isinstance(p, torch.optim.Optimizer)}
+    state = sharded_state(model, optimizers)  # the layout to load into
+    dcp.load(state, checkpoint_id=str(directory))
+    set_model_state_dict(model, state["model"])
+    for name, optimizer in optimizers.items():
+        set_optimizer_state_dict(model, optimizer, state[name])
+
+
+def consolidated_model(directory: Path) -> dict[str, torch.Tensor]:
+    """The whole model state in shard directory ``directory`` (its shards gathered into plain
+    tensors on CPU), for export, evaluation and `read_weights`."""
+    from torch.distributed.checkpoint.format_utils import dcp_to_torch_save
+
+    if not directory.is_dir():
+        raise CheckpointError(f"the checkpoint's shard directory {directory} is missing")
+    with tempfile.TemporaryDirectory() as scratch:
+        whole = Path(scratch) / "whole.pt"
+        dcp_to_torch_save(str(directory), str(whole))
+        return torch.load(whole, map_location="cpu", weights_only=True)["model"]
+
+
+def _local(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor.to_local() if hasattr(tensor, "to_local") else tensor
