@@ -17,7 +17,7 @@ from trainwell.strategy.process import process_group
 
 with process_group():  # started from torchrun's environment; barrier + destroy at the end
     name = sys.argv[1] if len(sys.argv) > 1 else "auto"  # auto: one process, or ddp
-    strategy = choose_strategy(name, "cpu", channels_last=False)
+    strategy = choose_strategy(name, "cpu")
     torch.manual_seed(0)  # the same initial weights everywhere (DDP also broadcasts rank 0's)
     g = torch.Generator().manual_seed(1)
     x, y = torch.randn(512, 8, generator=g), torch.randint(0, 3, (512,), generator=g)

@@ -43,9 +43,9 @@ _EXPORTS = {
     "ShapeError": "errors",
     "UserError": "errors",
     "FitResult": "loop.result",
-    "evaluate": "parts.evaluation",
+    "evaluate": "step.evaluation",
     "fit": "loop.fit",
-    "predict": "parts.evaluation",
+    "predict": "step.evaluation",
     "accuracy": "parts.metric",
     "Metric": "parts.metric",
     "Accuracy": "parts.metric",
@@ -125,7 +125,6 @@ if TYPE_CHECKING:  # static analysers and IDEs see the real names
     from trainwell.parts.clipping import Clipping, grad_norm
     from trainwell.parts.device import choose_device, move_to
     from trainwell.parts.ema import EMA
-    from trainwell.parts.evaluation import evaluate, predict
     from trainwell.parts.metric import AUROC, F1, Accuracy, ConfusionMatrix, Metric, accuracy
     from trainwell.parts.optim import build_optimizer, param_groups
     from trainwell.parts.precision import Precision
@@ -134,3 +133,4 @@ if TYPE_CHECKING:  # static analysers and IDEs see the real names
     from trainwell.state.checkpoint import load_checkpoint
     from trainwell.state.checkpointer import Checkpointer
     from trainwell.state.rng import RNGState, seed_everything
+    from trainwell.step.evaluation import evaluate, predict

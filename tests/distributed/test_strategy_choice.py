@@ -15,19 +15,19 @@ from trainwell.strategy.single import SingleDevice
 
 def test_auto_is_single_device_without_a_launcher(monkeypatch):
     monkeypatch.delenv("WORLD_SIZE", raising=False)
-    assert isinstance(choose_strategy("auto", "cpu", channels_last=False), SingleDevice)
+    assert isinstance(choose_strategy("auto", "cpu"), SingleDevice)
 
 
 def test_ddp_without_torchrun_says_how_to_launch(monkeypatch):
     monkeypatch.delenv("WORLD_SIZE", raising=False)
     with pytest.raises(ConfigError, match="torchrun --nproc_per_node N"):
-        choose_strategy("ddp", "cpu", channels_last=False)
+        choose_strategy("ddp", "cpu")
 
 
 def test_fsdp_without_torchrun_says_how_to_launch(monkeypatch):
     monkeypatch.delenv("WORLD_SIZE", raising=False)
     with pytest.raises(ConfigError, match="torchrun --nproc_per_node N"):
-        choose_strategy("fsdp", "cpu", channels_last=False)
+        choose_strategy("fsdp", "cpu")
 
 
 def test_auto_under_a_launcher_shards_only_what_does_not_fit_one_device(monkeypatch):

@@ -136,7 +136,7 @@ def test_fit_wraps_no_torch_function_and_still_sees_its_clipping():
     import torch.nn.functional as F
 
     import trainwell as tw
-    from trainwell.guards import patch
+    from trainwell.observe import signals
 
     seen = []
     originals = (torch.nn.utils.clip_grad_norm_, F.cross_entropy)
@@ -144,7 +144,7 @@ def test_fit_wraps_no_torch_function_and_still_sees_its_clipping():
     class Spy(tw.observe.Observer):
         def on_step_end(self, report):
             seen.append(
-                (torch.nn.utils.clip_grad_norm_, F.cross_entropy, len(patch._clip_listeners))
+                (torch.nn.utils.clip_grad_norm_, F.cross_entropy, len(signals.clip_listeners))
             )
 
     x, y = torch.randn(64, 4), torch.randint(0, 3, (64,))
@@ -158,7 +158,7 @@ def test_fit_wraps_no_torch_function_and_still_sees_its_clipping():
 def test_watched_clip_grad_norm_gives_torchs_result_bit_for_bit(norm_type):
     """Under a watch, clip_grad_norm_ also hands its per-parameter norms to the guards (no
     second pass over the gradients); the total and the clipped gradients stay exactly torch's."""
-    from trainwell.guards import patch
+    from trainwell.observe import signals
 
     model = Net()
     x, y = batches(1)[0]
@@ -172,7 +172,7 @@ def test_watched_clip_grad_norm_gives_torchs_result_bit_for_bit(norm_type):
         expected = unwatched(reference, 0.5, norm_type)
         before = [torch.linalg.vector_norm(p.grad, norm_type) for p in model.parameters()]
         total = torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5, norm_type)
-        params, norms = patch.take_clip_norms()
+        params, norms = signals.take_clip_norms()
     assert torch.equal(total, expected)
     for p, r in zip(model.parameters(), reference):
         assert torch.equal(p.grad, r.grad)

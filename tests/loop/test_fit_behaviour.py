@@ -195,6 +195,7 @@ def test_step_fn_escape_hatch_trains_a_regression_model():
         (x, target),
         (x, target),
         step_fn=step_fn,
+        loss=nn.MSELoss(),  # validation's loss: the plain forward, never the training step_fn
         config=cfg(optim={"name": "sgd", "lr": 0.1, "weight_decay": 0.0}, train={"max_epochs": 20}),
     )
     assert result.history[-1]["val_loss"] < 0.05 * result.history[0]["val_loss"]

@@ -11,7 +11,7 @@ from torch import nn
 
 import trainwell as tw
 from trainwell.guards import GuardWarning
-from trainwell.parts.evaluation import NonFiniteDataWarning
+from trainwell.step.evaluation import NonFiniteDataWarning
 
 
 def blobs(n=240, seed=0):
@@ -101,14 +101,14 @@ def test_metrics_with_a_step_fn_that_returns_outputs():
     assert result.history[-1]["val_loss"] == pytest.approx(direct["loss"])
 
 
-def test_metrics_with_a_step_fn_that_returns_only_a_loss_say_what_to_return():
+def test_metrics_with_a_val_step_fn_that_returns_only_a_loss_say_what_to_return():
     x, y = blobs()
 
     def step(model, batch):
         return nn.functional.cross_entropy(model(batch[0]), batch[1])
 
     with pytest.raises(tw.ConfigError, match=r"return \(loss, outputs\)"):
-        tw.fit(model_fn(), (x, y), (x, y), config=cfg(), step_fn=step, metrics=["accuracy"])
+        tw.fit(model_fn(), (x, y), (x, y), config=cfg(), val_step_fn=step, metrics=["accuracy"])
 
 
 class TokenSequences(torch.utils.data.Dataset):

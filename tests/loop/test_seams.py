@@ -8,7 +8,8 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.loop.assembly import build_loader, stateful_observers
+from trainwell.loop.builders import build_loader
+from trainwell.loop.observers import stateful_observers
 from trainwell.loop.run_state import Counters, RunLength
 from trainwell.observe.base import Observer
 from trainwell.parts.accumulation import Accumulation

@@ -8,7 +8,8 @@ from torch import nn
 
 import trainwell as tw
 from trainwell.data.batch import batch_size_of, split_batch
-from trainwell.parts.outputs import call_model, check_class_targets, compute_loss, logits_of
+from trainwell.parts.losses import check_class_targets, compute_loss
+from trainwell.parts.outputs import call_model, logits_of
 
 
 def test_split_tuple_and_list():
@@ -98,7 +99,9 @@ def test_compute_loss_value_and_logits_extraction():
     pred = torch.tensor([[2.0, 0.0], [0.0, 2.0]])
     y = torch.tensor([0, 0])
     expected = nn.functional.cross_entropy(pred, y)
-    torch.testing.assert_close(compute_loss(nn.CrossEntropyLoss(), {"logits": pred}, y), expected)
+    torch.testing.assert_close(
+        compute_loss(nn.CrossEntropyLoss(), logits_of({"logits": pred}), y), expected
+    )
 
 
 def test_check_class_targets():

@@ -6,7 +6,8 @@ import pytest
 
 import trainwell as tw
 from trainwell.config.sections import Config, OptimConfig, TrainConfig
-from trainwell.config.tree import save_config
+from trainwell.config.tree import config_yaml
+from trainwell.state.atomic import write_text_atomic
 
 
 def test_defaults():
@@ -207,7 +208,7 @@ def test_model_section_typed_by_recipe_dataclass():
     assert based.model == ModelOptions(hidden=64, act="gelu")
 
 
-def test_save_config_round_trip(tmp_path):
+def test_the_config_yaml_round_trip(tmp_path):
     cfg = tw.build_config(
         {
             "optim": {"lr": 3e-4, "betas": [0.8, 0.9], "eps": 1e-8, "layer_decay": 0.75},
@@ -219,7 +220,7 @@ def test_save_config_round_trip(tmp_path):
         model_type=ModelOptions,
     )
     path = tmp_path / "config.yaml"
-    save_config(cfg, path)
+    write_text_atomic(config_yaml(cfg), path)
     loaded = tw.load_config([path], model_type=ModelOptions)
     assert loaded == cfg
     assert loaded.fingerprint() == cfg.fingerprint()

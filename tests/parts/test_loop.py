@@ -10,8 +10,8 @@ from torch import nn
 
 import trainwell as tw
 from trainwell.guards import GuardWarning
-from trainwell.parts.evaluation import NonFiniteDataWarning
 from trainwell.parts.schedule import LRSchedule, TorchSchedule
+from trainwell.step.evaluation import NonFiniteDataWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")
 

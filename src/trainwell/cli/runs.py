@@ -18,7 +18,7 @@ from trainwell.errors import EXIT_OK, UserError
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from trainwell.parts.evaluation import evaluate
+    from trainwell.step.evaluation import evaluate
 
     loaded = _load_run_model(args)
     job = loaded.job
@@ -33,8 +33,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         data,
         loss=job.loss,
         metrics=job.metrics,
+        step_fn=job.val_step_fn,  # what fit() validated with: the same numbers
         device=loaded.config.run.device,
         precision=loaded.config.train.precision,
+        weight_by=loaded.config.train.weight_by,
     )
     print(
         json.dumps(

@@ -129,7 +129,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_recipes(args: argparse.Namespace) -> int:
-    from trainwell.recipes import BUILTIN, DEFAULT, load_recipe
+    from trainwell.recipes.job import BUILTIN, DEFAULT, load_recipe
 
     for name in BUILTIN:
         mark = " (default)" if name == DEFAULT else ""
@@ -149,6 +149,7 @@ def _train(config: Any, build: Any, recipe_name: str) -> int:
         config=config,
         metrics=job.metrics,
         step_fn=job.step_fn,
+        val_step_fn=job.val_step_fn,
         train_step=job.train_step,
         observers=job.observers,
     )
@@ -176,7 +177,7 @@ def _seeded_job(build: Any, config: Any, recipe_name: str) -> Any:
 
 
 def _build(build: Any, config: Any, recipe_name: str) -> Any:
-    from trainwell.recipes import check_job
+    from trainwell.recipes.job import check_job
 
     return check_job(build(config), recipe_name)
 
@@ -206,7 +207,7 @@ def _recipe(name: str, run_dir: Path | None = None) -> tuple[Any, Any]:
     where its recipe came from (``recipe.json``) — from there first.
     """
     from trainwell.config.sections import Config
-    from trainwell.recipes import load_recipe, load_user_recipe
+    from trainwell.recipes.job import load_recipe, load_user_recipe
 
     if ":" not in name:
         module = load_recipe(name)
@@ -230,7 +231,7 @@ def _recipe(name: str, run_dir: Path | None = None) -> tuple[Any, Any]:
 
 def _record_recipe(run_dir: Path, recipe_name: str) -> None:
     """Write ``recipe.json``: where a ``module:function`` recipe was imported from."""
-    from trainwell.recipes import RECIPE_FILE, recipe_origin
+    from trainwell.recipes.job import RECIPE_FILE, recipe_origin
     from trainwell.state.atomic import write_text_atomic
 
     origin = recipe_origin(recipe_name)
@@ -241,7 +242,7 @@ def _record_recipe(run_dir: Path, recipe_name: str) -> None:
 
 
 def _recorded_recipe(run_dir: Path) -> dict[str, str] | None:
-    from trainwell.recipes import RECIPE_FILE
+    from trainwell.recipes.job import RECIPE_FILE
 
     try:
         origin = json.loads((run_dir / RECIPE_FILE).read_text())

@@ -8,8 +8,7 @@ from trainwell._lazy import lazy_exports
 
 #: public name -> the module that defines it
 _EXPORTS = {
-    "PrecisionMode": "sections",
-    "ScheduleName": "sections",
+    "Config": "sections",
     "RunConfig": "sections",
     "DataConfig": "sections",
     "TrainConfig": "sections",
@@ -20,18 +19,16 @@ _EXPORTS = {
     "CheckpointConfig": "sections",
     "ProfileConfig": "sections",
     "LogConfig": "sections",
-    "NoModelConfig": "sections",
-    "Config": "sections",
+    "GuardsConfig": "guards",
+    "CompileSettings": "compile",
     "build_config": "tree",
     "load_config": "tree",
     "read_config_file": "tree",
-    "save_config": "tree",
+    "config_yaml": "tree",
     "config_help": "tree",
     "field_help": "tree",
-    "GuardsConfig": "guards",
-    "validate_guards": "guards",
-    "CompileSettings": "compile",
     "validate_config": "checks",
+    "option": "fields",
 }
 
 __all__ = sorted(_EXPORTS)

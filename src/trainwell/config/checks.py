@@ -3,6 +3,7 @@ a `ConfigError` naming the key, the value and what it must be."""
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from trainwell.config.guards import validate_guards
@@ -59,10 +60,14 @@ _BOUNDS: dict[str, str] = {
 
 
 _DOTTED_PATH = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")
+#: The names ``run.strategy`` takes: the built-in strategies, and those
+#: `trainwell.strategy.register_strategy` adds.
+STRATEGY_NAMES = {"auto", "single", "ddp", "fsdp"}
 
 
 def validate_config(config: Config) -> Config:
     """Reject values that type-check but cannot work, naming the key and the valid range."""
+    _check_strategy_name(config.run.strategy)
     for key in _POSITIVE | _NON_NEGATIVE:
         section, name = key.split(".")
         value = getattr(getattr(config, section), name)
@@ -118,3 +123,14 @@ def validate_config(config: Config) -> Config:
     CompileSettings.of(config.train.compile)
     validate_guards(config.guards)
     return config
+
+
+def _check_strategy_name(name: str) -> None:
+    if name in STRATEGY_NAMES:
+        return
+    close = difflib.get_close_matches(name, sorted(STRATEGY_NAMES), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ConfigError(
+        f"run.strategy={name!r} is not a strategy{hint}; known: {', '.join(sorted(STRATEGY_NAMES))} "
+        "(more with trainwell.strategy.register_strategy)"
+    )

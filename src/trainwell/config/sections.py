@@ -44,10 +44,11 @@ class RunConfig:
     seed: int = option(0, "seeds python, numpy, torch and the data order")
     deterministic: bool = option(False, "deterministic kernels (slower): bit-exact repeats on GPU")
     device: str = option("auto", "auto (cuda > mps > cpu), or cpu, cuda, cuda:1, mps")
-    strategy: Literal["auto", "single", "ddp", "fsdp"] = option(
+    strategy: str = option(
         "auto",
         "auto: single in one process; under torchrun ddp when weights, gradients and AdamW "
-        "state (16 bytes/parameter) fit in half of one device's memory, else fsdp",
+        "state (16 bytes/parameter) fit in half of one device's memory, else fsdp; or single, "
+        "ddp, fsdp, or a name registered with trainwell.strategy.register_strategy",
     )
     fsdp_blocks: str = option(
         "auto",

@@ -89,11 +89,10 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def save_config(config: Config, path: str | Path) -> None:
-    """Write the resolved config as YAML."""
-    from trainwell.state.atomic import write_text_atomic
-
-    write_text_atomic(yaml.safe_dump(config.to_dict(), sort_keys=False), path)
+def config_yaml(config: Config) -> str:
+    """The resolved config as YAML (``config.yaml`` in a run directory; `load_config` reads
+    it back to an equal `Config`)."""
+    return yaml.safe_dump(config.to_dict(), sort_keys=False)
 
 
 def config_help(config: Config | None = None) -> str:

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
 from torch import nn
 
 from trainwell.config.guards import GuardsConfig
-from trainwell.guards import patch
 from trainwell.guards.finding import Finding, FrameInfo, GuardError, Reporter, frame_info
+from trainwell.observe import signals
+from trainwell.parts.outputs import tensors_in
 
 # Layers whose behaviour depends on train/eval mode.
 MODE_SENSITIVE = (nn.modules.dropout._DropoutNd, nn.modules.batchnorm._BatchNorm)
@@ -109,7 +110,7 @@ class Context:
         norms = self._norms
         if norms is not None:
             return norms
-        state = patch._state
+        state = signals.thread_state
         known = getattr(state, "clip_norms", None)
         if known is not None:
             state.clip_norms = None  # taken: never read as the next step's
@@ -324,37 +325,15 @@ def _class_overrides(cls: type, moment: str) -> bool:
     return getattr(cls, moment) is not getattr(Guard, moment)
 
 
-def first_grad_tensor(value: Any, depth: int = 0) -> torch.Tensor | None:
-    """The first tensor that requires grad in a model output (tensor, tuple, list, dict)."""
-    if isinstance(value, torch.Tensor):
-        return value if value.requires_grad else None
-    if depth > 2:
-        return None
-    items: Iterator[Any] | None = None
-    if isinstance(value, list | tuple):
-        items = iter(value)
-    elif isinstance(value, Mapping):
-        items = iter(value.values())
-    for item in items or ():
-        found = first_grad_tensor(item, depth + 1)
-        if found is not None:
-            return found
-    return None
+def first_grad_tensor(value: Any) -> torch.Tensor | None:
+    """The first tensor that requires grad in a model output, read as every part reads one
+    (`trainwell.parts.outputs.tensors_in`: tensors, tuples, dicts, dataclasses, HF outputs)."""
+    return next((t for t in tensors_in(value) if t.requires_grad), None)
 
 
-def first_tensor(value: Any, depth: int = 0) -> torch.Tensor | None:
+def first_tensor(value: Any) -> torch.Tensor | None:
     """The first tensor in forward arguments (tensor, tuple, list, dict)."""
-    if isinstance(value, torch.Tensor):
-        return value
-    if depth > 2:
-        return None
-    items = value.values() if isinstance(value, Mapping) else value
-    if isinstance(value, list | tuple | Mapping):
-        for item in items:
-            found = first_tensor(item, depth + 1)
-            if found is not None:
-                return found
-    return None
+    return next(tensors_in(value), None)
 
 
 def local_shard(tensor: torch.Tensor) -> torch.Tensor:

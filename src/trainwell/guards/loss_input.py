@@ -27,6 +27,7 @@ from trainwell.guards import patch
 from trainwell.guards.base import Guard
 from trainwell.guards.finding import UserLine, line_info, user_line
 from trainwell.guards.hooks import Hook
+from trainwell.observe import signals
 
 _KINDS = {nn.CrossEntropyLoss: "cross_entropy", nn.NLLLoss: "nll_loss"}
 _RAW = 256  # rows of at most this many values in all are read as they are
@@ -63,7 +64,7 @@ class LossInputGuard(Guard):
         self.on_disarm()
 
     def _module_pre(self, kind: str, module: nn.Module, args: tuple) -> None:
-        patch.in_hooked_loss(True)  # the functional call inside is this same check
+        signals.in_hooked_loss(True)  # the functional call inside is this same check
         if args and isinstance(args[0], torch.Tensor):
             self.on_loss(kind, args[0])
 

@@ -1,7 +1,7 @@
 """Scoped wrappers for functions no PyTorch hook can see: gradient clipping and functional losses.
 
 trainwell's own parts that replace those calls (`trainwell.Clipping`) tell the same listeners
-directly (`clip_called`), so the guards see them exactly as the torch calls, and `fit()`, which
+directly (`trainwell.observe.signals`), so the guards see them exactly as the torch calls, and `fit()`, which
 calls only its own parts, listens without wrapping anything (``wrap_torch=False``).
 
 ``torch.nn.utils.clip_grad_norm_``/``clip_grad_value_`` and ``F.cross_entropy``/``F.nll_loss``
@@ -25,80 +25,40 @@ import torch.nn.functional as F
 import torch.nn.utils as nn_utils
 import torch.nn.utils.clip_grad as clip_grad
 
-ClipListener = Callable[[str, list[torch.Tensor]], None]
-LossListener = Callable[[str, torch.Tensor], None]
+from trainwell.observe.signals import (
+    ClipListener,
+    LossListener,
+    clip_listeners,
+    in_hooked_loss,
+    loss_listeners,
+    publish_clip_norms,
+    thread_state,
+)
 
 _lock = threading.Lock()
-_clip_listeners: list[ClipListener] = []
-_loss_listeners: list[LossListener] = []
 _wrapping: dict[str, list[Callable]] = {"clip": [], "loss": []}  # listeners that need wrappers
 _originals: dict[tuple[Any, str], Any] = {}
 _CLIP = (("clip_grad_norm_", "clip_grad_norm_"), ("clip_grad_value_", "clip_grad_value_"))
 _LOSS = (("cross_entropy", "cross_entropy"), ("nll_loss", "nll_loss"))
-# per-thread: inside a loss module already checked by its hook / inside a trainwell part
-_state = threading.local()
 
 
 def add_clip_listener(listener: ClipListener, *, wrap_torch: bool = True) -> None:
     """``listener(call, parameters)`` for each clipping call: torch's clip functions (wrapped
     while a listener asks for ``wrap_torch``) and trainwell's `Clipping`."""
-    _add(_clip_listeners, listener, "clip" if wrap_torch else None)
+    _add(clip_listeners, listener, "clip" if wrap_torch else None)
 
 
 def remove_clip_listener(listener: ClipListener) -> None:
-    _remove(_clip_listeners, listener)
+    _remove(clip_listeners, listener)
 
 
 def add_loss_listener(listener: LossListener, *, wrap_torch: bool = True) -> None:
     """``listener(kind, input)`` for each functional loss call (wrapped while a listener asks)."""
-    _add(_loss_listeners, listener, "loss" if wrap_torch else None)
+    _add(loss_listeners, listener, "loss" if wrap_torch else None)
 
 
 def remove_loss_listener(listener: LossListener) -> None:
-    _remove(_loss_listeners, listener)
-
-
-def clip_called(call: str, parameters: list[torch.Tensor]) -> None:
-    """A trainwell part clips ``parameters`` (all of them, with or without a gradient)."""
-    if _clip_listeners and not getattr(_state, "in_part", False):
-        for listener in list(_clip_listeners):
-            listener(call, parameters)
-
-
-def publish_clip_norms(parameters: list[torch.Tensor], norms: torch.Tensor) -> None:
-    """The pre-clip per-parameter norms a clip just computed (for the guards, while any
-    listens): the non-finite and gradient-norm guards reuse them instead of a second pass."""
-    if _clip_listeners:
-        _state.clip_norms = (parameters, norms)
-
-
-def take_clip_norms() -> tuple[list[torch.Tensor], torch.Tensor] | None:
-    """The norms the last clip published in this thread, once (None: no clip since)."""
-    norms = getattr(_state, "clip_norms", None)
-    _state.clip_norms = None
-    return norms
-
-
-class inside_part:  # noqa: N801 - used like a function: `with inside_part():`
-    """The torch calls a trainwell part makes inside this block are the part's own: the part
-    has told the listeners already, so the wrappers stay quiet."""
-
-    def __enter__(self) -> None:
-        self.outer = getattr(_state, "in_part", False)
-        _state.in_part = True
-
-    def __exit__(self, *exc: object) -> None:
-        _state.in_part = self.outer
-
-
-def in_hooked_loss(flag: bool | None = None) -> bool:
-    """Get (or set) the per-thread flag: a loss module's own hook already checks the next call.
-
-    Set by the module's forward pre-hook, consumed by the one functional call its forward makes.
-    """
-    if flag is not None:
-        _state.inside = flag
-    return getattr(_state, "inside", False)
+    _remove(loss_listeners, listener)
 
 
 def _add(listeners: list, listener: Callable, wraps: str | None) -> None:
@@ -140,9 +100,9 @@ def _clip_wrapper(original: Callable, kind: str) -> Callable:
     @functools.wraps(original)
     def clip(parameters: Any, *args: Any, **kwargs: Any) -> Any:
         params = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters)
-        if getattr(_state, "in_part", False):
+        if getattr(thread_state, "in_part", False):
             return original(params, *args, **kwargs)
-        for listener in list(_clip_listeners):
+        for listener in list(clip_listeners):
             listener(kind, params)
         if kind == "clip_grad_norm_":
             total = _clip_norm_keeping_norms(params, *args, **kwargs)
@@ -160,7 +120,7 @@ def _loss_wrapper(original: Callable, kind: str) -> Callable:
         if in_hooked_loss():
             in_hooked_loss(False)  # consumed: this is the hooked module's own call
         elif isinstance(input, torch.Tensor):
-            for listener in list(_loss_listeners):
+            for listener in list(loss_listeners):
                 listener(kind, input)
         return original(input, *args, **kwargs)
 

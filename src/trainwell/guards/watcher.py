@@ -29,7 +29,6 @@ import torch
 from torch import nn
 
 from trainwell.config.guards import GuardsConfig, validate_guards
-from trainwell.guards import patch
 from trainwell.guards.base import Context, ForwardRecord, Guard, first_grad_tensor, overrides
 from trainwell.guards.batchnorm import BatchNormBatchGuard
 from trainwell.guards.clipping import ClippingGuard
@@ -45,6 +44,7 @@ from trainwell.guards.nonfinite import NonFiniteGuard
 from trainwell.guards.params import OptimizerParamsGuard
 from trainwell.guards.scheduler import SchedulerGuard
 from trainwell.guards.zero_grad import ZeroGradGuard
+from trainwell.observe import signals
 
 GUARDS: tuple[type[Guard], ...] = (
     OptimizerParamsGuard,
@@ -394,7 +394,7 @@ class Watch:
         self._end_step()
 
     def _end_step(self) -> None:
-        state = patch._state
+        state = signals.thread_state
         if getattr(state, "clip_norms", None) is not None:
             state.clip_norms = None  # this step's: never read as the next one's
         if self.ctx.reporter.pending is not None:  # the end of the step: never inside autograd

@@ -1,380 +1,315 @@
-"""Builders: turn the config (and what the user passed to `fit()`) into the loop's parts.
+"""One `fit()` call's parts, assembled from the config: `assemble` builds a `Run`, whose
+``running()`` block holds what must be closed whatever happens, whose ``resume_if_asked``
+restores a saved run, and whose ``finish`` turns the loop's end into a `FitResult`.
 
-`fit()` reads top to bottom because everything it composes is built here: the loaders (sharded
-by the strategy's rank), the run's length, the default `TrainStep` (optimizer, schedule,
-clipping, the supervised loss step), the checkpointer, the validator, the default observers,
-and the state a resumed run starts from.
+What the parts are and in which order the loop uses them is `trainwell.loop.fit`'s business;
+here they are only built and connected: one strategy, the model on its device, the loaders,
+the step (bound to the strategy, precision and policies), validation, EMA, the meter, the
+checkpointer, the monitor, the guards and the observers, and the one dict of everything a
+restart needs.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import math
-import sys
-from collections.abc import Callable, Iterator, Mapping
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import torch
 from torch import nn
 
-from trainwell.config.guards import GuardsConfig
 from trainwell.config.sections import Config
-from trainwell.config.tree import save_config
-from trainwell.data.batch import bookkeeping_keys
-from trainwell.data.loader import has_static_shapes, make_loader, start_epoch
-from trainwell.errors import ConfigError
-from trainwell.loop.run_state import Counters, RunLength
+from trainwell.data.loader import warn_if_inexact_resume
+from trainwell.guards.finding import merge_findings
+from trainwell.guards.fit import for_fit_step
+from trainwell.loop.builders import (
+    build_checkpointer,
+    build_loader,
+    build_train_step,
+    fast_kernels_for,
+    loss_on_device,
+    nonfinite_skip,
+    prepare_strategy,
+)
+from trainwell.loop.meter import Meter
+from trainwell.loop.monitor import BestWeights, Monitor
+from trainwell.loop.observers import default_observers, fit_info, stateful_observers
+from trainwell.loop.result import FitResult
+from trainwell.loop.resume import elastic_resume, load_resume_state
+from trainwell.loop.run_state import Counters, History, RunLength
+from trainwell.loop.saves import Saves
+from trainwell.loop.stops import Stops
+from trainwell.loop.validator import Validator, build_validator
 from trainwell.observe.base import FitInfo, Observer
-from trainwell.observe.input_bound import InputBoundDetector
-from trainwell.observe.log import MetricsLog
-from trainwell.observe.progress import Progress
-from trainwell.observe.table import CSVLog
-from trainwell.observe.tensorboard import TensorBoardLog, tensorboard_available
-from trainwell.parts.clipping import Clipping
-from trainwell.parts.device import fast_kernels
-from trainwell.parts.evaluation import evaluate_loader
-from trainwell.parts.freezing import Freezing
-from trainwell.parts.metric import resolve_metrics
-from trainwell.parts.optim import build_optimizer
+from trainwell.parts.accumulation import Accumulation
+from trainwell.parts.compile import CompiledForward, compiled_forward
+from trainwell.parts.ema import EMA, NoEMA, build_ema
+from trainwell.parts.flops import StepFlops
+from trainwell.parts.memory import activation_checkpointing
 from trainwell.parts.precision import Precision
-from trainwell.parts.schedule import Schedule, TorchSchedule, build_schedule, infer_interval
-from trainwell.state.checkpointer import Checkpointer, NoCheckpoints
-from trainwell.step.optimizers import Optimizers
-from trainwell.step.supervised import StepFn, SupervisedStep
-from trainwell.step.train_step import SkipNonfinite, TrainStep
-from trainwell.strategy.base import Strategy
-from trainwell.strategy.registry import choose_strategy
+from trainwell.state.checkpointer import restore
+from trainwell.state.preemption import Preemption
+from trainwell.state.rng import RNGState, seed_everything
+from trainwell.step.train_step import TrainStep
+from trainwell.strategy.base import BaseStrategy
 
 
-def build_strategy(
-    model: nn.Module, cfg: Config, device: str | torch.device | None
-) -> tuple[Strategy, nn.Module]:
-    """``run.strategy`` (`trainwell.distributed.choose_strategy`) with ``model`` prepared on
-    it; returns the strategy and what trains (the model, or its DDP wrapper). Under several
-    processes rank r then reseeds with ``run.seed + r``: dropout differs across ranks."""
-    strategy = choose_strategy(
-        cfg.run.strategy,
-        device or cfg.run.device,
-        channels_last=cfg.train.channels_last,
-        model=model,
-        precision=cfg.train.precision,
-        fsdp_blocks=cfg.run.fsdp_blocks,
-        reshard_after_forward=cfg.run.fsdp_reshard_after_forward,
-        sharded_checkpoints=cfg.checkpoint.sharded,
-    )
-    trainee = strategy.prepare(model)
-    if strategy.world_size > 1:
-        torch.manual_seed(cfg.run.seed + strategy.rank)
-    return strategy, trainee
+@dataclass
+class Scope:
+    """What the ``running()`` block gives the loop, and what it leaves for the result."""
+
+    stops: Stops
+    preemption: Preemption
+    compiled: CompiledForward | None
+    kernels: dict[str, Any]
+    findings: list[Any]  # every process's guard findings, filled when the block ends
+    started: float = field(default_factory=time.perf_counter)
 
 
-def fast_kernels_for(
-    cfg: Config, strategy: Strategy, train_loader: Any
-) -> contextlib.AbstractContextManager[dict[str, Any]]:
-    """`trainwell.device.fast_kernels` as the config asks (``train.matmul_precision``,
-    ``train.cudnn_benchmark``), static shapes when the training data are tensors."""
-    return fast_kernels(
-        strategy.device,
-        deterministic=cfg.run.deterministic,
-        matmul_precision=cfg.train.matmul_precision,
-        cudnn_benchmark=cfg.train.cudnn_benchmark,
-        static_shapes=has_static_shapes(train_loader),
-    )
+@dataclass
+class Run:
+    """Everything one `fit()` call is made of (see the module docstring)."""
 
+    cfg: Config
+    model: nn.Module
+    strategy: BaseStrategy
+    train_loader: Any
+    accumulation: Accumulation
+    length: RunLength
+    step: TrainStep
+    validator: Validator
+    ema: EMA | NoEMA
+    counters: Counters
+    history: History
+    meter: Meter
+    checkpointer: Any
+    monitor: Monitor
+    guards: Any
+    observers: list[Observer]
+    state: dict[str, Any]  # everything a restart needs, under the names it is saved with
+    saves: Saves
 
-def build_loader(data: Any, cfg: Config, strategy: Strategy, *, train: bool) -> Any:
-    """A loader for ``data`` (tensors, a Dataset or a DataLoader): the training one shuffled by
-    (seed, epoch) and sharded by the strategy's rank, the validation one in a fixed order and
-    whole on every rank (the same weights give every rank the same metrics, exactly)."""
-    d = cfg.data
-    loader = make_loader(
-        data,
-        batch_size=d.batch_size if train else (d.eval_batch_size or 4 * d.batch_size),
-        shuffle=d.shuffle and train,
-        drop_last=d.drop_last and train,
-        num_workers=d.num_workers,
-        pin_memory=d.pin_memory,
-        persistent_workers=d.persistent_workers,
-        prefetch_factor=d.prefetch_factor,
-        seed=cfg.run.seed,
-        device=strategy.device,
-        device_fraction=d.device_fraction,
-        rank=strategy.rank if train else 0,
-        world_size=strategy.world_size if train else 1,
-    )
-    reason = getattr(loader, "workers_reason", "")
-    if train and reason and not cfg.run.quiet and strategy.is_main:
-        print(f"data.num_workers=auto -> {loader.num_workers}: {reason}", file=sys.stderr)
-    return loader
-
-
-def default_train_step(
-    model: nn.Module,
-    cfg: Config,
-    length: RunLength,
-    *,
-    loss_fn: Callable[..., torch.Tensor],
-    optimizer: torch.optim.Optimizer | None,
-    schedule: Any,
-    step_fn: StepFn | None,
-    forward_model: nn.Module | None = None,
-) -> TrainStep:
-    """The supervised step: one optimizer (built from ``optim`` unless given), its schedule
-    (from ``schedule`` unless given), clipping from ``train.clip_*``, and ``loss(model(x), y)``
-    (or ``step_fn``). ``forward_model`` is what runs the forward (a DDP wrapper of ``model``)."""
-    optimizer = optimizer or build_optimizer(model, cfg.optim)
-    step = TrainStep(
-        forward_model or model,
-        Optimizers.single(
-            optimizer,
-            as_schedule(schedule, optimizer, cfg, length.steps_per_epoch, length.max_steps),
-            Clipping(cfg.train.clip_norm, cfg.train.clip_value),
-            parameters=[p for p in model.parameters() if p.requires_grad],
-        ),
-        loss_step=step_fn or SupervisedStep(loss_fn, bookkeeping_keys(cfg.train.weight_by)),
-    )
-    if cfg.train.freeze:  # built after the optimizer: it holds the frozen parameters too
-        until = cfg.train.freeze_epochs * length.steps_per_epoch
-        step.freezing = Freezing(model, cfg.train.freeze, until)
-    return step
-
-
-def as_schedule(
-    schedule: Any,
-    optimizer: torch.optim.Optimizer,
-    cfg: Config,
-    steps_per_epoch: int,
-    total_steps: int,
-) -> Any:
-    if schedule is None:
-        return build_schedule(
-            optimizer,
-            cfg.schedule,
-            steps_per_epoch=steps_per_epoch,
-            total_steps=total_steps,
-            monitor=cfg.monitor.metric,
-            mode=cfg.monitor.mode,
-        )
-    if isinstance(
-        schedule, torch.optim.lr_scheduler.LRScheduler | torch.optim.lr_scheduler.ReduceLROnPlateau
-    ):
-        epochs = math.ceil(total_steps / steps_per_epoch)
-        interval = infer_interval(
-            schedule, steps_per_epoch=steps_per_epoch, total_steps=total_steps, epochs=epochs
-        )
-        return TorchSchedule(schedule, interval=interval, monitor=cfg.monitor.metric)
-    if isinstance(schedule, Schedule):  # trainwell's, or your own class with the same moments
-        return schedule
-    raise ConfigError(
-        f"schedule must be a trainwell LRSchedule/TorchSchedule, a torch.optim.lr_scheduler "
-        f"object, or an object with the trainwell.schedule.Schedule methods (after_step, "
-        f"after_epoch, after_eval, lr, state_dict, load_state_dict); got {type(schedule).__name__}"
-    )
-
-
-def build_checkpointer(cfg: Config, strategy: Strategy) -> Checkpointer | NoCheckpoints:
-    """The run's checkpointer: rank 0 writes (the others hold the same state). Where saving
-    gathers state from every rank (FSDP), every rank saves with it (`AgreedCheckpoints`)."""
-    collective = getattr(strategy, "collective_state", False)
-    if cfg.run.dir is None or not (strategy.is_main or collective):
-        return NoCheckpoints()
-    if collective:
-        from trainwell.state.agreed import AgreedCheckpoints
-
-        writer = _checkpointer(cfg) if strategy.is_main else NoCheckpoints()
-        c = cfg.checkpoint
-        return AgreedCheckpoints(
-            strategy, writer, c.every_steps, c.keep_best, async_save=c.async_save
-        )
-    return _checkpointer(cfg)
-
-
-def _checkpointer(cfg: Config) -> Checkpointer:
-    run_dir = Path(cfg.run.dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    save_config(cfg, run_dir / "config.yaml")
-    c = cfg.checkpoint
-    return Checkpointer(
-        run_dir / "checkpoints",
-        every_steps=c.every_steps,
-        every_epochs=c.every_epochs,
-        keep_last=c.keep_last,
-        keep_best=c.keep_best,
-        monitor=cfg.monitor.metric,
-        mode=cfg.monitor.mode,
-        async_save=c.async_save,
-        grace_period_s=c.grace_period_s,
-        min_interval_s=c.min_interval_s,
-    )
-
-
-def nonfinite_skip(guards: GuardsConfig) -> SkipNonfinite:
-    """How the step drops an update whose gradients hold inf/NaN: only with
-    ``guards.nonfinite=skip_step`` ("exact" with ``guards.skip_exact``)."""
-    if not (guards.enabled and guards.nonfinite_check and guards.nonfinite == "skip_step"):
-        return "no"
-    return "exact" if guards.skip_exact else "device"
-
-
-def default_observers(cfg: Config, strategy: Strategy) -> list[Observer]:
-    """The progress bar and the run directory's logs (``metrics.jsonl``, ``metrics.csv``,
-    TensorBoard: on the main process only), and the input-bound detector."""
-    observers: list[Observer] = []
-    if not cfg.run.quiet and strategy.is_main:
-        observers.append(Progress(bar=cfg.run.progress))
-    if cfg.run.dir is not None and strategy.is_main:
-        observers.append(MetricsLog(cfg.run.dir))
-        if cfg.log.csv:
-            observers.append(CSVLog(cfg.run.dir))
-        if cfg.log.tensorboard is True or (
-            cfg.log.tensorboard == "auto" and tensorboard_available()
+    @contextlib.contextmanager
+    def running(self) -> Iterator[Scope]:
+        """The run's block: signals become a flag, saves in flight finish, observers (guards'
+        hooks, log files, progress bars) are closed and a process group fit() started ends,
+        even when training fails; activation checkpointing, compile and fast kernels hold
+        inside it only."""
+        cfg, model = self.cfg, self.model
+        with (
+            _closing_strategy(self.strategy),
+            # every rank's guard findings, each once: after the guards' last read
+            _gathering_findings(self.strategy, self.guards) as findings,
+            Preemption() as preemption,
+            self.checkpointer,
+            _closing_all(self.observers),
+            activation_checkpointing(model, cfg.train.checkpoint_blocks),  # train.checkpoint_blocks
+            compiled_forward(model, cfg.train.compile) as compiled,  # train.compile
+            # TF32 matmuls, cuDNN autotuning: where safe, restored afterwards
+            fast_kernels_for(cfg, self.strategy, self.train_loader) as kernels,
         ):
-            observers.append(TensorBoardLog(cfg.run.dir))
-        if cfg.log.mlflow:
-            from trainwell.observe.mlflow_log import MLflowLog  # mlflow only when asked
+            if compiled is not None:
+                self.observers.append(compiled)  # times the steady steps between logs
+            stops = Stops(self.strategy, preemption, self.observers)
+            yield Scope(stops, preemption, compiled, kernels, findings)
 
-            observers.append(MLflowLog(cfg.run.dir, cfg.log.mlflow_uri, cfg.log.mlflow_experiment))
-        if cfg.log.wandb:
-            from trainwell.observe.wandb_log import WandbLog  # wandb only when asked
+    def resume_if_asked(self) -> None:
+        """Restore the saved run ``checkpoint.resume`` names (or a torchrun restart finds)."""
+        resume = elastic_resume(self.cfg.checkpoint.resume, self.cfg.run.dir)
+        if resume:
+            restore(self.state, load_resume_state(self.cfg, self.strategy, resume))
+            warn_if_inexact_resume(self.train_loader, self.counters.batch_in_epoch)
 
-            observers.append(WandbLog(cfg.run.dir, cfg.log.wandb_project, cfg.log.wandb_mode))
-        if cfg.log.plots:
-            from trainwell.observe.plots import PlotsAtEnd
+    def info(self) -> FitInfo:
+        """What observers are told at the start."""
+        precision = self.step.precision
+        return fit_info(self.cfg, self.model, self.counters, self.length, self.strategy, precision)
 
-            observers.append(PlotsAtEnd(cfg.run.dir))
-    if cfg.data.input_bound_threshold is not None:
-        observers.append(InputBoundDetector(cfg.data.input_bound_threshold))
-    if cfg.profile.enabled and strategy.is_main:
-        observers.append(_profiler(cfg))
-    return observers
+    def finish(self, stop_reason: str | None, scope: Scope) -> FitResult:
+        """The run's result; the model ends with one set of weights on every rank: the EMA's
+        (``train.ema_decay``), rank 0's buffers, the best ones (``monitor.restore_best``)."""
+        cfg, counters, best = self.cfg, self.counters, self.monitor.best
+        checkpointer = self.checkpointer
+        records = self.history.records
+        result = FitResult(
+            history=records,
+            monitor=best.monitor,
+            best=best.best,
+            best_epoch=best.best_epoch,
+            best_step=best.best_step,
+            best_checkpoint=checkpointer.best_path,
+            last_checkpoint=checkpointer.last_path,
+            steps=counters.step,
+            epochs=counters.epoch,
+            wall_time_s=time.perf_counter() - scope.started,
+            stop_reason=stop_reason or _limit_reached(cfg, counters),
+            run_dir=Path(cfg.run.dir) if cfg.run.dir else None,
+            final=dict(records[-1]) if records else {},
+            saves=list(checkpointer.saves),
+            preempted=scope.preemption.requested,
+            findings=scope.findings,
+            stopped_by_guard=self.guards.stop_reason if self.guards.should_stop else None,
+            compile=scope.compiled.report if scope.compiled is not None else None,
+            throughput=self.meter.run_rates(),
+            kernels=scope.kernels,
+        )
+        self.ema.copy_to_model()  # train.ema_decay: the model ends with the average
+        self.strategy.sync_buffers(self.model)  # one model on every rank
+        result.weights = self.monitor.restore_best(checkpointer, counters.step)
+        for observer in self.observers:
+            observer.on_fit_end(result)
+        return result
 
 
-def _profiler(cfg: Config) -> Observer:
-    """The profiler window (``profile.*``): its trace and table in RUN/profile (or ./profile)."""
-    from trainwell.observe.profiler import Profiler, ProfileWindow
-
-    p = cfg.profile
-    out_dir = Path(cfg.run.dir) / "profile" if cfg.run.dir is not None else Path("profile")
-    return Profiler(out_dir, ProfileWindow(wait=p.wait, warmup=p.warmup, active=p.active))
-
-
-def stateful_observers(observers: list[Any]) -> dict[str, Any]:
-    """Your observers that keep state (``state_dict``/``load_state_dict``), under the names the
-    checkpoint keeps them by: ``observer.<class name>``, ``.2``, ``.3``... for more of a class."""
-    named: dict[str, Any] = {}
-    for observer in observers:
-        if not (hasattr(observer, "state_dict") and hasattr(observer, "load_state_dict")):
-            continue
-        name = base = f"observer.{type(observer).__name__}"
-        count = 1
-        while name in named:
-            count += 1
-            name = f"{base}.{count}"
-        named[name] = observer
-    return named
-
-
-def build_validator(
+def assemble(
     model: nn.Module,
+    train_data: Any,
     val_data: Any,
     cfg: Config,
-    strategy: Strategy,
-    precision: Precision,
-    loss_fn: Callable[..., torch.Tensor],
-    step_fn: StepFn | None,
+    *,
+    loss: Any,
     metrics: Any,
-) -> Callable[[], dict[str, float]] | None:
-    """A function that runs one validation pass and returns ``val_*`` metrics (None: no data).
-
-    With ``step_fn`` the step's own loss is measured; metrics need it to return
-    ``(loss, outputs)``.
-    """
-    if val_data is None:
-        return None
-    loader = FromEpochZero(build_loader(val_data, cfg, strategy, train=False))
-    metric_objects = resolve_metrics(metrics)
-
-    def validate() -> dict[str, float]:
-        values = evaluate_loader(
-            model,
-            loader,
-            loss_fn,
-            metric_objects,
-            strategy.device,
-            precision,
-            step_fn=step_fn,
-            count_key=cfg.train.weight_by,
-            to_device=strategy.to_device,
-        )
-        return _prefixed("val_", values)
-
-    return validate
-
-
-class FromEpochZero:
-    """The validation batches: every pass sees the same ones (epoch 0's order), so an exact
-    resume reproduces them; re-iterable, for the second look at data that gave NaN."""
-
-    def __init__(self, loader: Any) -> None:
-        self.loader = loader
-
-    def __iter__(self) -> Iterator[Any]:
-        return start_epoch(self.loader, 0)
-
-
-def _prefixed(prefix: str, values: Mapping[str, Any]) -> dict[str, Any]:
-    return {f"{prefix}{k}": v for k, v in values.items()}
-
-
-def fit_info(
-    cfg: Config,
-    model: nn.Module,
-    counters: Counters,
-    length: RunLength,
-    strategy: Strategy,
-    precision: Precision,
-) -> FitInfo:
-    """What observers are told at the start of a run."""
-    return FitInfo(
-        max_epochs=length.max_epochs,
-        steps_per_epoch=length.steps_per_epoch,
-        total_steps=length.max_steps,
-        start_epoch=counters.epoch,
-        start_step=counters.step,
-        device=str(strategy.device),
-        precision=precision.mode,
-        num_parameters=sum(p.numel() for p in model.parameters() if p.requires_grad),
-        run_dir=cfg.run.dir,
-        config=cfg.to_dict(),
-        model_name=type(model).__name__,
-        modules=_module_counts(model),
-        total_parameters=_count(model),
-        size_mb=sum(t.numel() * t.element_size() for t in [*model.parameters(), *model.buffers()])
-        / 2**20,
-        strategy=type(strategy).__name__.lower().replace("singledevice", "single"),
+    optimizer: Any,
+    schedule: Any,
+    step_fn: Any,
+    val_step_fn: Any,
+    train_step: TrainStep | None,
+    observers: Iterable[Observer],
+    device: Any,
+    strategy: Any,
+) -> Run:
+    """Build every part of a `fit()` call from the config and `fit()`'s arguments."""
+    seed_everything(cfg.run.seed, cfg.run.deterministic)
+    # one strategy, built once; the model on its device before any optimizer holds it
+    strategy, trained = prepare_strategy(strategy, model, cfg, device)
+    model_loss = loss is None  # no loss of the user's: the model's own may serve (HF), else CE
+    loss_fn = loss_on_device(loss if loss is not None else nn.CrossEntropyLoss(), strategy)
+    train_loader = build_loader(train_data, cfg, strategy, train=True)
+    accumulation = Accumulation(
+        cfg.train.accumulate_steps, cfg.train.weight_by, mean_over_ranks=strategy.mean
+    )
+    length = RunLength.of(cfg, train_loader, accumulation)
+    step = build_train_step(
+        train_step,
+        model,
+        cfg,
+        length,
+        loss_fn=loss_fn,
+        optimizer=optimizer,
+        schedule=schedule,
+        step_fn=step_fn,
+        val_step_fn=val_step_fn,
+        model_loss=model_loss,
+        world_size=strategy.world_size,
+    )
+    precision = Precision(cfg.train.precision, strategy.device)
+    step.bind(precision, strategy, trained, skip_nonfinite=nonfinite_skip(cfg.guards))
+    validator = build_validator(model, val_data, cfg, step, loss_fn, metrics, model_loss)
+    ema = build_ema(cfg.train.ema_decay, model, strategy)
+    counters, history = Counters(), History()
+    flops = StepFlops(strategy.device, step.precision.dtype)  # counted once, on one step (MFU)
+    meter = Meter(
+        strategy.device, flops, world=strategy, log_every=cfg.run.log_every, precision=precision
+    )
+    checkpointer = build_checkpointer(cfg, strategy)
+    best_weights = BestWeights(
+        model,
+        checkpointer,
+        enabled=cfg.monitor.restore_best,
+        local_copies=strategy.collective_state,
+        ema=ema if isinstance(ema, EMA) else None,
+    )
+    monitor = Monitor(cfg, best_weights)
+    guards = for_fit_step(
+        model,
+        step.optimizers,
+        loss_fn=loss_fn,
+        precision=step.precision,
+        accumulate_steps=cfg.train.accumulate_steps,
+        config=cfg.guards,
+        log_every=cfg.run.log_every,
+    )
+    yours = list(observers)
+    everyone = [*default_observers(cfg, strategy), guards, *yours]
+    guards.report_to(everyone)  # findings reach the metrics log (and yours) as they happen
+    state = {
+        "model": model,
+        **step.state_parts(),  # optimizers and schedules, by name
+        "precision": step.precision,
+        "counters": counters,
+        "rng": RNGState(),
+        **monitor.state_parts(),  # best, early stopping
+        "history": history,
+        "meter": meter,
+        "guards": guards,
+        "ema": ema if isinstance(ema, EMA) else None,
+        **stateful_observers(yours),  # yours that have a state_dict
+    }
+    state = strategy.checkpoint_parts(state, model)  # sharded (FSDP): gathered full states
+    manifest = {
+        "config": cfg.to_dict(),
+        "config_hash": cfg.fingerprint(),
+        "world_size": strategy.world_size,
+    }
+    saves = Saves(checkpointer, state, counters, monitor, **manifest)
+    return Run(
+        cfg,
+        model,
+        strategy,
+        train_loader,
+        accumulation,
+        length,
+        step,
+        validator,
+        ema,
+        counters,
+        history,
+        meter,
+        checkpointer,
+        monitor,
+        guards,
+        everyone,
+        state,
+        saves,
     )
 
 
-def _module_counts(model: nn.Module) -> list[tuple[str, int, int]]:
-    """(name, parameters, trainable) of each top-level module that holds parameters of its
-    own; a parameter shared with an earlier module (tied weights) is counted there only."""
-    seen: set[int] = set()
-    rows = []
-    for name, child in model.named_children():
-        own = [p for p in child.parameters() if id(p) not in seen]
-        seen.update(id(p) for p in own)
-        if own:
-            total = sum(p.numel() for p in own)
-            rows.append((name, total, sum(p.numel() for p in own if p.requires_grad)))
-    return rows
+def _limit_reached(cfg: Config, counters: Counters) -> str:
+    if cfg.train.max_steps and counters.step >= cfg.train.max_steps:
+        return f"reached train.max_steps={cfg.train.max_steps}"
+    return f"reached train.max_epochs={cfg.train.max_epochs}"
 
 
-def _count(module: nn.Module, *, trainable: bool = False) -> int:
-    return sum(p.numel() for p in module.parameters() if p.requires_grad or not trainable)
+@contextlib.contextmanager
+def _gathering_findings(strategy: BaseStrategy, guards: Any) -> Iterator[list[Any]]:
+    """A list that holds, once the block ends normally, every process's guard findings,
+    each once (the same bug seen by several ranks is one finding naming them all)."""
+    findings: list[Any] = []
+    yield findings
+    if strategy.world_size == 1:
+        findings.extend(guards.findings)
+    else:
+        findings.extend(merge_findings(strategy.gather(list(guards.findings))))
 
 
-def vars_of(section: Any) -> dict[str, Any]:
-    """A config section's fields as keyword arguments."""
-    return {f.name: getattr(section, f.name) for f in dataclasses.fields(section)}
+@contextlib.contextmanager
+def _closing_strategy(strategy: BaseStrategy) -> Iterator[None]:
+    try:
+        yield
+    except BaseException:
+        strategy.close(clean=False)
+        raise
+    strategy.close(clean=True)
+
+
+@contextlib.contextmanager
+def _closing_all(observers: list[Observer]) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        for observer in observers:
+            close = getattr(observer, "close", None)  # duck-typed observers may have none
+            if close is not None:
+                close()

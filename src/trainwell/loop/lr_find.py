@@ -33,7 +33,7 @@ from trainwell.config.sections import Config
 from trainwell.config.tree import build_config
 from trainwell.data.loader import start_epoch
 from trainwell.errors import ConfigError
-from trainwell.loop.assembly import build_loader, build_strategy, default_train_step
+from trainwell.loop.builders import build_loader, default_train_step, prepare_strategy
 from trainwell.loop.run_state import RunLength
 from trainwell.parts.accumulation import Accumulation
 from trainwell.parts.precision import Precision
@@ -145,7 +145,7 @@ def lr_find(
 
 def _sweep(model, train_data, cfg, loss, optimizer, step_fn, device, sweep) -> LRFindResult:
     min_lr, max_lr, num_steps, smoothing, diverge = sweep
-    strategy, trainee = build_strategy(model, cfg, device)
+    strategy, trained = prepare_strategy(None, model, cfg, device)
     if strategy.world_size > 1:
         raise ConfigError("lr_find runs in one process; run it before launching torchrun")
     loader = build_loader(train_data, cfg, strategy, train=True)
@@ -153,10 +153,9 @@ def _sweep(model, train_data, cfg, loss, optimizer, step_fn, device, sweep) -> L
     length = RunLength.of(cfg, loader, accumulation)
     optimizer = optimizer or _fresh_optimizer(model, cfg)
     schedule = _Sweep(optimizer, min_lr, max_lr, num_steps)
-    step = default_train_step(model, cfg, length, loss_fn=loss or nn.CrossEntropyLoss(),
-                              optimizer=optimizer, schedule=schedule, step_fn=step_fn,
-                              forward_model=trainee)  # fmt: skip
-    step.bind(Precision(cfg.train.precision, strategy.device), strategy)
+    step = default_train_step(model, cfg, length, loss_fn=loss, optimizer=optimizer,
+                              schedule=schedule, step_fn=step_fn)  # fmt: skip
+    step.bind(Precision(cfg.train.precision, strategy.device), strategy, trained)
     model.train()
     lrs: list[float] = []
     losses: list[float] = []

@@ -1,8 +1,9 @@
-"""The loop's meter: one epoch's loss sums on the device, data-wait time and throughput.
+"""The loop's meter: each step's bookkeeping in one call (`Meter.record`), one epoch's loss sums
+on the device, data-wait time and throughput.
 
-Nothing here syncs with the host except `Meter.read_interval` (every ``run.log_every`` steps)
-and `Meter.epoch_values` (once per epoch); its partial sums are saved with the run's state so a
-resumed run logs the same losses as one that never stopped.
+Nothing here syncs with the host except the log cadence's read (every ``run.log_every``
+steps, inside `Meter.record`) and `Meter.epoch_values` (once per epoch); its partial sums are
+saved with the run's state so a resumed run logs the same losses as one that never stopped.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import torch
 from trainwell.data.batch import batch_size_of
 from trainwell.loop.run_state import Counters
 from trainwell.observe.base import StepReport
+from trainwell.observe.logged import StepValues, with_logged
 from trainwell.parts.flops import StepFlops, tokens_in
-from trainwell.parts.precision import Precision
 from trainwell.step.train_step import StepResult
 
 
@@ -30,9 +31,17 @@ class Meter:
     """
 
     def __init__(
-        self, device: torch.device, flops: StepFlops | None = None, *, world: Any = None
+        self,
+        device: torch.device,
+        flops: StepFlops | None = None,
+        *,
+        world: Any = None,
+        log_every: int = 50,
+        precision: Any = None,
     ) -> None:
         self.device = device
+        self.log_every = log_every  # run.log_every: the steps between host reads
+        self.precision = precision  # its loss scale (fp16) goes into each report
         # several processes: losses averaged over ranks (one all-reduce per log), samples summed
         self.world = world if world is not None and world.world_size > 1 else None
         self.flops = flops  # FLOPs per step, counted once: tflops and mfu in the logs
@@ -90,9 +99,12 @@ class Meter:
         self.interval_samples, self.interval_started = 0, time.perf_counter()
         self.interval_tokens = 0
 
-    def timed(self, loader: Iterable[Any]) -> Iterator[Any]:
+    def timed(self, loader: Iterable[Any], counters: Counters | None = None) -> Iterator[Any]:
         """Batches of ``loader``, timing how long each took to arrive (the step moves each to
-        the device right before its forward: a window is never buffered there)."""
+        the device right before its forward: a window is never buffered there); with
+        ``counters`` at an epoch's first batch, the epoch's sums start afresh."""
+        if counters is not None and counters.batch_in_epoch == 0:
+            self.start_epoch()
         if self._left_loader_at is not None:  # the clock stood still since the last epoch ended
             self.interval_started += time.perf_counter() - self._left_loader_at
             self._left_loader_at = None
@@ -110,10 +122,19 @@ class Meter:
         finally:  # the epoch's end, or the loop left it (the last step, a stop): clock stops
             self._left_loader_at = time.perf_counter()
 
-    def report(
-        self, window: list[Any], result: StepResult, counters: Counters, precision: Precision
+    def record(
+        self,
+        window: list[Any],
+        result: StepResult,
+        counters: Counters,
+        values: StepValues | None = None,
     ) -> StepReport:
-        """Add one step's facts to the sums (on the device) and describe it to observers."""
+        """One step's bookkeeping: ``counters`` advanced (a step GradScaler skipped is not
+        counted), its facts added to the sums on the device (with the values ``tw.log``
+        collected), and every ``log_every`` steps the one host read; returns the frozen report
+        observers see."""
+        counters.advance(window, result.stepped)
+        logs = with_logged(result.logs, values)
         samples = sum(batch_size_of(m.batch) for m in window)
         if self.counts_tokens is None:  # once: a shape test of the first batch
             self.counts_tokens = tokens_in(window[0].batch) is not None
@@ -122,7 +143,7 @@ class Meter:
         loss, grad_norm, lr = result.loss, result.grad_norm, result.lr
         self.loss_sum += loss
         self.interval_loss += loss
-        for name, value in result.logs.items():
+        for name, value in logs.items():
             value = value.detach().float().to(self.device)
             self.log_sums[name] = self.log_sums.get(name, 0) + value
             self.interval_logs[name] = self.interval_logs.get(name, 0) + value
@@ -132,6 +153,7 @@ class Meter:
         self.interval_windows += 1
         self.interval_samples += samples
         self.last_lr = lr
+        due = result.stepped and counters.step % self.log_every == 0
         return StepReport(
             step=counters.step,
             epoch=counters.epoch + 1,  # 1-based, as in the epoch records
@@ -139,11 +161,12 @@ class Meter:
             loss=loss,
             grad_norm=grad_norm,
             lr=lr,
-            stepped=precision.last_step_taken,
+            stepped=result.stepped,
             samples=samples,
             data_wait_s=self.last_wait_s,
-            scale=precision.scale,
-            window=window,
+            scale=self.precision.scale if self.precision is not None else None,
+            logged=self.read_interval(grad_norm, lr) if due else None,
+            window=tuple(window),
         )
 
     def read_interval(self, grad_norm: torch.Tensor, lr: float) -> dict[str, float]:

@@ -1,15 +1,68 @@
-"""Best-metric tracking and early stopping: small stateful observers of evaluation results."""
+"""The monitored metric and every decision it makes, in one place: `Monitor`.
+
+``monitor.metric`` in ``monitor.mode`` (`MonitorConfig.improved`, the one definition of
+"better") decides the best value and when it happened (`BestTracker`), early stopping
+(`EarlyStopping`, ``early_stop.*``), the best weights the model holds at the end
+(`BestWeights`, ``monitor.restore_best``), and whether an epoch's checkpoint must be saved as
+the best. The parts are usable alone in a loop of your own.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from trainwell.config.sections import MonitorConfig
+import torch
+
+from trainwell.config.sections import Config, MonitorConfig
+from trainwell.errors import CheckpointError, warn_at_user
+from trainwell.state.checkpoint import load_checkpoint, verify
+from trainwell.state.checkpointer import restore
+from trainwell.state.weights import unwrap_model
 
 
 def _check_metric(metrics: Mapping[str, float], monitor: str) -> float:
     return MonitorConfig(monitor).value_of(metrics)
+
+
+class Monitor:
+    """Best tracking, early stopping and the best weights of one run (the module docstring).
+
+    Its state (``best``, ``early_stopping``) is saved with the run's; `judge` is called once
+    per epoch, after validation.
+    """
+
+    def __init__(self, cfg: Config, best_weights: BestWeights) -> None:
+        m, e = cfg.monitor, cfg.early_stop
+        self.best = BestTracker(m.metric, m.mode)
+        self.early_stopping = EarlyStopping(m.metric, m.mode, e.patience, e.min_delta)
+        self.best_weights = best_weights
+
+    def judge(self, record: dict[str, Any], *, evaluated: bool) -> str | None:
+        """Mark ``record["best"]`` (the epoch's record, with its validation metrics; a new best's
+        weights are kept) and return why to stop early, if it is time to."""
+        record["best"] = False
+        if not (evaluated or self.best.monitor in record):  # raises if the metric is missing
+            return None
+        step, epoch = record["step"], record["epoch"]
+        record["best"] = self.best.update(record, step=step, epoch=epoch)
+        if record["best"]:
+            self.best_weights.capture()
+        if self.early_stopping.update(record, step=step, epoch=epoch):
+            return f"stopped early: {self.early_stopping.reason}"
+        return None
+
+    def best_save_due(self, record: Mapping[str, Any]) -> bool:
+        """The best checkpoint must hold ``record``'s weights (a new best, kept on disk)."""
+        return self.best_weights.save_due(record)
+
+    def state_parts(self) -> dict[str, Any]:
+        """What a restart needs, under the names the checkpoint keeps them by."""
+        return {"best": self.best, "early_stopping": self.early_stopping}
+
+    def restore_best(self, checkpointer: Any, last_step: int) -> str:
+        """Put the best weights back (``monitor.restore_best``); returns which the model holds."""
+        return self.best_weights.restore(self.best, checkpointer, last_step)
 
 
 class BestTracker:
@@ -147,10 +200,6 @@ class BestWeights:
         return self._restore_from_disk(best, checkpointer, described)
 
     def _restore_from_disk(self, best: BestTracker, checkpointer: Any, described: str) -> str:
-        from trainwell.errors import CheckpointError
-        from trainwell.state.checkpoint import load_checkpoint, verify
-        from trainwell.state.checkpointer import restore
-
         checkpointer.wait()  # an async save of the best may still be in flight
         path = checkpointer.best_path
         try:
@@ -170,8 +219,6 @@ class BestWeights:
 
 
 def _kept_last(why: str) -> str:
-    from trainwell.errors import warn_at_user
-
     warn_at_user(f"monitor.restore_best: {why}; the model keeps the last weights")
     return "last"
 
@@ -183,14 +230,10 @@ def _local(tensor: Any) -> Any:
 
 def _copy_into(model: Any, copy: Mapping[str, Any]) -> None:
     """Put ``copy`` (per-rank shards or whole tensors) back into ``model``'s state in place."""
-    import torch
-
     with torch.no_grad():
         for name, tensor in model.state_dict(keep_vars=True).items():
             _local(tensor).copy_(copy[name])
 
 
 def _unwrap(model: Any) -> Any:
-    from trainwell.state.weights import unwrap_model
-
     return unwrap_model(model)

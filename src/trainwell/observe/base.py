@@ -30,9 +30,9 @@ class FitInfo:
     strategy: str = "single"
 
 
-@dataclass
+@dataclass(frozen=True)
 class StepReport:
-    """One optimizer step's facts. Tensors stay on the device.
+    """One optimizer step's facts, read-only. Tensors stay on the device.
 
     ``logged`` holds Python floats (loss averaged since the last log, grad norm, lr,
     samples/s, data-wait fraction) on the ``log_every`` cadence only: that is the loop's one
@@ -51,8 +51,8 @@ class StepReport:
     scale: torch.Tensor | None = None
     logged: dict[str, float] | None = None
     # the step's micro-batches (`MicroBatch`: ``.batch`` as the loader yielded it, before it
-    # was moved to the device); the same list the step used, not a copy
-    window: list[Any] = field(default_factory=list)
+    # was moved to the device)
+    window: tuple[Any, ...] = ()
 
 
 class Observer:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import torch
@@ -107,15 +107,17 @@ class _Ignored(StepValues):
 _IGNORED = _Ignored()
 
 
-def merge_into(logs: dict[str, Any], values: StepValues) -> None:
-    """Add the step's `log` values to the step's own logs (``StepResult.logs``)."""
-    if values.sums:
+def with_logged(logs: Mapping[str, Any], values: StepValues | None) -> dict[str, Any]:
+    """The step's own logs (``StepResult.logs``) with the values `log` collected in the step."""
+    merged = dict(logs)
+    if values is not None and values.sums:
         for name, mean in values.means().items():
-            if name in logs:
+            if name in merged:
                 raise ValueError(
                     f"tw.log({name!r}, ...) names a value the step already logs; pick another name"
                 )
-            logs[name] = mean
+            merged[name] = mean
+    return merged
 
 
 class RunLogger:

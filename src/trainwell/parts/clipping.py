@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import torch
 
-from trainwell.guards import patch
+from trainwell.observe import signals
 
 
 def param_norms(grads: list[torch.Tensor], norm_type: float = 2.0) -> torch.Tensor:
@@ -82,7 +82,7 @@ class Clipping:
 
     def __call__(self, parameters: Iterable[torch.Tensor]) -> torch.Tensor:
         params = list(parameters)
-        patch.clip_called("Clipping", params)  # the runtime guards see it as clip_grad_norm_
+        signals.clip_called("Clipping", params)  # the runtime guards see it as clip_grad_norm_
         params = [p for p in params if p.grad is not None]
         if not params:
             self.last_norms = None
@@ -91,9 +91,9 @@ class Clipping:
         norms = param_norms(grads)  # before any clipping: what logging and guards must see
         total = torch.linalg.vector_norm(norms, 2.0)
         self.last_norms = (params, norms)
-        patch.publish_clip_norms(params, norms)
+        signals.publish_clip_norms(params, norms)
         if self.max_value is not None:
-            with patch.inside_part():  # already told the guards, as Clipping
+            with signals.inside_part():  # already told the guards, as Clipping
                 torch.nn.utils.clip_grad_value_(params, self.max_value)
             if self.max_norm is not None:  # re-measure: value clipping changed the gradients
                 total_after = torch.linalg.vector_norm(param_norms(grads), 2.0)

@@ -31,7 +31,8 @@ from torch import nn
 from torch.utils.flop_counter import FlopCounterMode
 
 from trainwell.data.batch import INPUT_KEYS
-from trainwell.parts.outputs import call_model, compute_loss, logits_of
+from trainwell.parts.losses import compute_loss
+from trainwell.parts.outputs import call_model, logits_of, model_loss_of
 
 __all__ = [
     "PEAK_FLOPS",
@@ -100,11 +101,11 @@ def _loss_of(
     output: Any, loss_fn: Callable[..., torch.Tensor] | None, targets: Any
 ) -> torch.Tensor:
     if loss_fn is not None:
-        return loss_fn(output) if targets is None else compute_loss(loss_fn, output, targets)
-    own = output.get("loss") if isinstance(output, dict) else getattr(output, "loss", None)
-    if isinstance(own, torch.Tensor):
-        return own
-    return logits_of(output).sum()
+        if targets is None:
+            return loss_fn(output)
+        return compute_loss(loss_fn, logits_of(output), targets)
+    own = model_loss_of(output)
+    return own if own is not None else logits_of(output).sum()
 
 
 @contextlib.contextmanager

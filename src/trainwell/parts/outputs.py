@@ -1,36 +1,137 @@
-"""How the loop reads a batch: ``(inputs, targets)`` tuples or dicts, moved to the device."""
+"""One reading of what a model returns, shared by the loss, metrics, guards and `predict`.
+
+A model may return:
+
+* a tensor: the prediction;
+* a tuple or list: its first tensor is the prediction;
+* a dict, or an HF-style ``ModelOutput``: ``logits`` is the prediction, ``loss`` the model's
+  own loss when it computed one;
+* a dataclass, or any object with ``logits``/``loss`` attributes: the same by attribute (a
+  dataclass without ``logits`` gives its first tensor field).
+
+`logits_of` finds the prediction, `model_loss_of` the model's own loss, `tensors_in` every
+tensor (what the runtime guards hook). `call_model` calls a model on a batch's inputs, with
+``labels=`` when its ``forward`` takes them (the HF habit); `loss_of` and
+`unpack_step_output` read what a ``step_fn`` returns.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import torch
 from torch import nn
 
-from trainwell.data.batch import batch_size_of, describe_shapes, describe_value, split_batch
+from trainwell.data.batch import describe_shapes, describe_value, split_batch
 from trainwell.errors import DataError, ShapeError
 
+#: the names under which a model output holds its prediction and its own loss
+PREDICTION, LOSS = "logits", "loss"
 
-def call_model(model: nn.Module, inputs: Any) -> Any:
-    """``model(inputs)``; tuples become positional arguments and dicts keyword arguments.
+
+def logits_of(output: Any) -> torch.Tensor:
+    """The prediction tensor of a model output (see the module docstring)."""
+    if isinstance(output, torch.Tensor):
+        return output
+    found = _named(output, PREDICTION)
+    if found is not None:
+        return found
+    if isinstance(output, tuple | list) or _is_dataclass_instance(output):
+        first = next(_direct_tensors(output), None)
+        if first is not None:
+            return first
+    raise DataError(
+        f"cannot find the prediction tensor in a model output of type {describe_value(output)}: "
+        f"return the prediction as a tensor, as the first element of a tuple, or under the "
+        f"name {PREDICTION!r} (a dict key, a dataclass field or an attribute)"
+    )
+
+
+def model_loss_of(output: Any) -> torch.Tensor | None:
+    """The loss a model computed itself (``output.loss`` / ``output["loss"]``), or None."""
+    if isinstance(output, torch.Tensor | tuple | list):
+        return None
+    return _named(output, LOSS)
+
+
+def tensors_in(output: Any, depth: int = 3) -> Iterator[torch.Tensor]:
+    """Every tensor in a model output, in order, nested up to ``depth`` containers deep."""
+    if isinstance(output, torch.Tensor):
+        yield output
+        return
+    if depth == 0:
+        return
+    for value in _children(output):
+        yield from tensors_in(value, depth - 1)
+
+
+def _named(output: Any, name: str) -> torch.Tensor | None:
+    """``output[name]`` or ``output.name`` when it is a tensor (HF outputs hold None there
+    when the model did not compute it)."""
+    value = output.get(name) if isinstance(output, Mapping) else getattr(output, name, None)
+    return value if isinstance(value, torch.Tensor) else None
+
+
+def _children(output: Any) -> list[Any]:
+    if isinstance(output, Mapping):
+        return list(output.values())
+    if isinstance(output, tuple | list):
+        return list(output)
+    if _is_dataclass_instance(output):
+        return [getattr(output, f.name) for f in dataclasses.fields(output)]
+    return [v for v in (_named(output, PREDICTION), _named(output, LOSS)) if v is not None]
+
+
+def _direct_tensors(output: Any) -> Iterator[torch.Tensor]:
+    return (v for v in _children(output) if isinstance(v, torch.Tensor))
+
+
+def _is_dataclass_instance(value: Any) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def accepts_labels(model: nn.Module) -> bool:
+    """Whether ``model.forward`` takes a ``labels`` argument (HF models compute their own
+    loss from it); the model inside a DDP or ``torch.compile`` wrapper is asked."""
+    inner = getattr(model, "module", None) or getattr(model, "_orig_mod", None) or model
+    return _forward_takes_labels(type(inner))
+
+
+@functools.lru_cache(maxsize=256)
+def _forward_takes_labels(cls: type) -> bool:
+    try:
+        parameters = inspect.signature(cls.forward).parameters
+    except (TypeError, ValueError):
+        return False
+    return "labels" in parameters
+
+
+def call_model(model: nn.Module, inputs: Any, *, labels: Any = None) -> Any:
+    """``model(inputs)``; tuples become positional arguments and dicts keyword arguments, and
+    ``labels`` (when given) the keyword argument ``labels``.
 
     A batch the model cannot take (e.g. 10 features into a layer built for 8) is a
     `ShapeError` naming the batch's shape and the layer that refused it.
     """
     try:
-        return _forward(model, inputs)
+        return _forward(model, inputs, labels)
     except RuntimeError as exc:
         if not _is_shape_error(exc):
             raise
         raise ShapeError(_explain_model_error(model, inputs, exc)) from None
 
 
-def _forward(model: nn.Module, inputs: Any) -> Any:
+def _forward(model: nn.Module, inputs: Any, labels: Any = None) -> Any:
+    extra = {} if labels is None else {"labels": labels}
     if isinstance(inputs, dict):
-        return model(**inputs)
+        return model(**inputs, **extra)
     if isinstance(inputs, tuple):
-        return model(*inputs)
-    return model(inputs)
+        return model(*inputs, **extra)
+    return model(inputs, **extra)
 
 
 _SHAPE_ERROR_WORDS = (
@@ -101,6 +202,9 @@ def _short(module: nn.Module) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+# --------------------------------------------------------------------------- step outputs
+
+
 def unpack_step_output(result: Any, batch: Any) -> tuple[torch.Tensor, Any, Any]:
     """``(loss, outputs, targets)`` from what a ``step_fn`` returned.
 
@@ -131,155 +235,12 @@ def loss_of(result: Any) -> torch.Tensor:
     """The loss tensor of what a step returned (see `unpack_step_output`)."""
     if isinstance(result, torch.Tensor):
         return result
-    if isinstance(result, dict) and "loss" in result:
-        return result["loss"]
     if isinstance(result, list | tuple) and result and isinstance(result[0], torch.Tensor):
         return result[0]
+    own = model_loss_of(result)  # a dict, a dataclass or an HF-style output with its loss
+    if own is not None:
+        return own
     raise DataError(
         f"step_fn returned {describe_value(result)}; it must return the loss tensor, "
         "(loss, outputs), (loss, outputs, targets) or a dict with 'loss'"
     )
-
-
-def loss_count(
-    loss_fn: Any, targets: Any, batch: Any, count_key: str | None = None
-) -> torch.Tensor | int:
-    """What a batch's mean loss averaged over, so means of batches add up exactly.
-
-    The batch's own count (``count_key``, e.g. ``num_tokens``) when it has one; for a loss
-    with ``ignore_index`` (CrossEntropyLoss, NLLLoss) the targets that are not ignored
-    (weighted by the class weights, as the loss's mean is); else the number of samples. A
-    ``reduction="sum"`` loss is already a sum: its count is the number of samples too.
-    Stays on the device (no host sync).
-    """
-    if count_key and isinstance(batch, dict) and count_key in batch:
-        return batch[count_key]
-    ignore_index = getattr(loss_fn, "ignore_index", None)
-    if loss_fn in (torch.nn.functional.cross_entropy, torch.nn.functional.nll_loss):
-        ignore_index = -100
-    if (
-        ignore_index is not None
-        and getattr(loss_fn, "reduction", "mean") == "mean"
-        and isinstance(targets, torch.Tensor)
-        and not targets.is_floating_point()
-    ):
-        counted = targets != ignore_index
-        weight = getattr(loss_fn, "weight", None)
-        if weight is not None:
-            return (weight.to(targets.device)[targets.clamp(min=0)] * counted).sum()
-        return counted.sum()
-    if isinstance(targets, torch.Tensor) and targets.dim():
-        return targets.shape[0]
-    return batch_size_of(batch)
-
-
-def logits_of(output: Any) -> torch.Tensor:
-    """The prediction tensor of a model output (a tensor, or HF-style ``.logits``/dict)."""
-    if isinstance(output, torch.Tensor):
-        return output
-    if isinstance(output, dict) and "logits" in output:
-        return output["logits"]
-    if hasattr(output, "logits"):
-        return output.logits
-    if isinstance(output, tuple | list) and output and isinstance(output[0], torch.Tensor):
-        return output[0]
-    raise DataError(
-        f"cannot find the prediction tensor in a model output of type {describe_value(output)}"
-    )
-
-
-def compute_loss(loss_fn: Any, output: Any, targets: Any) -> torch.Tensor:
-    """``loss_fn(output, targets)``, turning shape and label errors into clear messages."""
-    prediction = logits_of(output)
-    try:
-        return loss_fn(prediction, targets)
-    except (RuntimeError, ValueError, IndexError) as exc:
-        raise _explain_loss_error(exc, prediction, targets, loss_fn) from None
-
-
-def _explain_loss_error(exc: Exception, prediction: Any, targets: Any, loss_fn: Any) -> Exception:
-    text = str(exc).splitlines()[0]
-    if isinstance(prediction, torch.Tensor) and isinstance(targets, torch.Tensor):
-        shapes = f"model output {tuple(prediction.shape)}, targets {tuple(targets.shape)}"
-        if "out of bounds" in text and prediction.dim() >= 2:
-            return DataError(
-                f"labels must be class indices in [0, {prediction.shape[1]}) for a model with "
-                f"{prediction.shape[1]} outputs ({text}); fix the labels or the model's output size"
-            )
-        return ShapeError(
-            f"the loss {_name(loss_fn)} cannot take {shapes}: {text}. For classification with "
-            "CrossEntropyLoss the output is (N, C) logits and the targets (N,) class indices"
-        )
-    return ShapeError(f"the loss {_name(loss_fn)} failed: {text}")
-
-
-def check_class_targets(prediction: torch.Tensor, targets: torch.Tensor, loss_fn: Any) -> None:
-    """Once, before training: integer labels must lie in [0, num_classes).
-
-    On CUDA an out-of-range label is a device-side assert that kills the process, so it is
-    checked here on the first batch instead (one host sync per run).
-    """
-    if not _is_class_index_loss(loss_fn) or targets.is_floating_point() or prediction.dim() < 2:
-        return
-    num_classes = prediction.shape[1]
-    ignore = getattr(loss_fn, "ignore_index", -100)
-    valid = targets[targets != ignore]
-    if valid.numel() == 0:
-        return
-    low, high = int(valid.min()), int(valid.max())
-    if low < 0 or high >= num_classes:
-        bad = low if low < 0 else high
-        raise DataError(
-            f"labels must be class indices in [0, {num_classes}) for a model with {num_classes} "
-            f"outputs, but the batch holds label {bad}; fix the labels or the model's output size"
-        )
-
-
-#: Losses that compare prediction and target element by element: their shapes must match,
-#: or PyTorch broadcasts them (a silent, wrong loss, with only a UserWarning).
-ELEMENTWISE_LOSSES: tuple[type, ...] = (
-    nn.MSELoss,
-    nn.L1Loss,
-    nn.SmoothL1Loss,
-    nn.HuberLoss,
-    nn.BCELoss,
-    nn.BCEWithLogitsLoss,
-)
-
-
-ELEMENTWISE_FUNCTIONS = {
-    torch.nn.functional.mse_loss,
-    torch.nn.functional.l1_loss,
-    torch.nn.functional.smooth_l1_loss,
-    torch.nn.functional.huber_loss,
-    torch.nn.functional.binary_cross_entropy,
-    torch.nn.functional.binary_cross_entropy_with_logits,
-}
-
-
-def check_elementwise_shapes(prediction: Any, targets: Any, loss_fn: Any) -> None:
-    """Once, before training: element-wise losses need prediction and targets of one shape."""
-    elementwise = isinstance(loss_fn, ELEMENTWISE_LOSSES) or loss_fn in ELEMENTWISE_FUNCTIONS
-    if not (
-        elementwise and isinstance(prediction, torch.Tensor) and isinstance(targets, torch.Tensor)
-    ):
-        return
-    if prediction.shape != targets.shape:
-        hint = ""
-        if prediction.dim() == targets.dim() + 1 and prediction.shape[-1] == 1:
-            hint = " (squeeze the model's last dimension, or give targets shape (N, 1))"
-        raise ShapeError(
-            f"the loss {_name(loss_fn)} compares element by element, but the model output is "
-            f"{tuple(prediction.shape)} and the targets {tuple(targets.shape)}: PyTorch would "
-            f"broadcast them into a wrong loss{hint}"
-        )
-
-
-def _is_class_index_loss(loss_fn: Any) -> bool:
-    if isinstance(loss_fn, nn.CrossEntropyLoss | nn.NLLLoss):
-        return True
-    return loss_fn in (torch.nn.functional.cross_entropy, torch.nn.functional.nll_loss)
-
-
-def _name(loss_fn: Any) -> str:
-    return getattr(loss_fn, "__name__", type(loss_fn).__name__)

@@ -80,12 +80,14 @@ class Precision:
             self.scaler.unscale_(optimizer)
             self._unscaled = True
 
-    def step(self, optimizer: torch.optim.Optimizer) -> bool:
+    def step(self, optimizer: torch.optim.Optimizer, *, update_scale: bool = True) -> bool:
         """Step the optimizer (skipped by the scaler on inf/NaN gradients); True if it stepped.
 
         Without a scaler this never syncs with the host. With one (fp16) it reads the scaler's
         inf flag once per step, so the schedule advances only on real updates: GradScaler
         already reads it for unfused optimizers; for fused ones it is the one extra sync.
+        With several optimizers in one step, pass ``update_scale=False`` to each and call
+        `update_scale` once after the last (GradScaler's rule).
         """
         self._unscaled = False
         if not self.uses_scaler:
@@ -95,8 +97,14 @@ class Precision:
         self.scaler.step(optimizer)
         found_inf = self.scaler._per_optimizer_states[id(optimizer)]["found_inf_per_device"]
         self.last_step_taken = not any(bool(v.item()) for v in found_inf.values())
-        self.scaler.update()
+        if update_scale:
+            self.scaler.update()
         return self.last_step_taken
+
+    def update_scale(self) -> None:
+        """Adjust the loss scale after the step's optimizers stepped (fp16 only)."""
+        if self.uses_scaler:
+            self.scaler.update()
 
     @property
     def scale(self) -> torch.Tensor | None:

@@ -34,7 +34,7 @@ from trainwell.config.sections import (
     TrainConfig,
 )
 from trainwell.errors import ConfigError
-from trainwell.recipes import Job
+from trainwell.recipes.job import Job
 
 DESCRIPTION = "GPT-style character LM on Python's own standard library source (~300k chars)"
 

@@ -20,7 +20,7 @@ from trainwell.config.sections import (
     TrainConfig,
 )
 from trainwell.errors import ConfigError
-from trainwell.recipes import Job
+from trainwell.recipes.job import Job
 
 DESCRIPTION = "CNN with BatchNorm + Dropout on scikit-learn's 8x8 handwritten digits (10 classes)"
 

@@ -27,8 +27,8 @@ from trainwell.config.sections import (
     TrainConfig,
 )
 from trainwell.errors import ConfigError
-from trainwell.recipes import Job
 from trainwell.recipes.digits import DigitsCNN, load_digits_tensors
+from trainwell.recipes.job import Job
 
 DESCRIPTION = "fine-tune a saved digits run: new odd/even head, frozen then unfrozen backbone"
 

@@ -57,8 +57,8 @@ from trainwell.config.sections import (
     TrainConfig,
 )
 from trainwell.errors import ConfigError
-from trainwell.recipes import Job
 from trainwell.recipes.digits import load_digits_tensors
+from trainwell.recipes.job import Job
 
 DESCRIPTION = (
     "MLP on the 8x8 digits with a fused bias+GELU custom op "

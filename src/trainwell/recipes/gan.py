@@ -19,9 +19,9 @@ from torch import nn
 from trainwell.config.sections import Config, DataConfig, TrainConfig
 from trainwell.parts.accumulation import MicroBatch
 from trainwell.parts.clipping import Clipping
-from trainwell.recipes import Job
+from trainwell.recipes.job import Job
 from trainwell.step.optimizers import Optimizers, slot
-from trainwell.step.train_step import StepResult, TrainStep
+from trainwell.step.train_step import TrainStep
 
 DESCRIPTION = "GAN on a generated ring of 8 Gaussians (two optimizers in one step)"
 
@@ -75,48 +75,28 @@ class GAN(nn.Module):
 
 
 class GANStep(TrainStep):
-    """The discriminator's step, then the generator's, on each batch of real points."""
+    """The discriminator's update, then the generator's loss through it, on each batch of real
+    points; `TrainStep` does the rest (zero_grad, unscale, clipping, steps, schedules, and the
+    gradient averaging of several processes)."""
 
-    def __init__(self, model: GAN, optimizers: Optimizers) -> None:
-        super().__init__(model, optimizers)
-        self.criterion = nn.BCEWithLogitsLoss()
+    criterion = nn.BCEWithLogitsLoss()
 
-    def __call__(self, window: Sequence[MicroBatch], steps_done: int) -> StepResult:
-        gan, precision, strategy = self.model, self.precision, self.strategy
-        d, g = self.optimizers["discriminator"], self.optimizers["generator"]
-        real = torch.cat([strategy.to_device(m.batch)[0] for m in window])
-        ones = torch.ones(len(real), 1, device=real.device)
-        zeros = torch.zeros(len(real), 1, device=real.device)
-        z = torch.randn(len(real), gan.latent, device=real.device)
-
-        d.optimizer.zero_grad(set_to_none=True)
-        with precision.autocast():
-            fake = gan.generator(z)
-            d_loss = self.criterion(gan.discriminator(real), ones) + self.criterion(
+    def forward_backward(self, window: Sequence[MicroBatch]) -> tuple[torch.Tensor, dict]:
+        gan, bce = self.model, self.criterion
+        real = torch.cat([self.to_device(m.batch)[0] for m in window])
+        ones, zeros = torch.ones(len(real), 1, device=real.device), torch.zeros_like(real[:, :1])
+        with self.autocast():
+            fake = gan.generator(torch.randn(len(real), gan.latent, device=real.device))
+            d_loss = bce(gan.discriminator(real), ones) + bce(
                 gan.discriminator(fake.detach()), zeros
             )
-        strategy.backward(d_loss, precision, gan, last=True)
-        precision.unscale_(d.optimizer)
-        self.drop_if_nonfinite(strategy.clip(d.clipping, d.parameters), d.parameters)
-        d_stepped = precision.step(d.optimizer)
-
-        # g_loss's backward also fills the discriminator's .grad: its own zero_grad at the
-        # next step clears that (a backward into another optimizer's parameters is healthy)
-        g.optimizer.zero_grad(set_to_none=True)
-        with precision.autocast():
-            g_loss = self.criterion(gan.discriminator(fake), ones)
-        strategy.backward(g_loss, precision, gan, last=True)
-        precision.unscale_(g.optimizer)
-        g_norm = strategy.clip(g.clipping, g.parameters)
-        self.drop_if_nonfinite(g_norm, g.parameters)  # guards.nonfinite=skip_step
-        lr = g.optimizer.param_groups[-1]["lr"]
-        g_stepped = precision.step(g.optimizer)
-        stepped = d_stepped and g_stepped
-        if stepped:
-            d.schedule.after_step(steps_done + 1)
-            g.schedule.after_step(steps_done + 1)
+        self.backward(d_loss)
+        self.update("discriminator")  # before the generator's loss reads the discriminator
+        with self.autocast():  # its backward also fills D's .grad: cleared at the next zero_grad
+            g_loss = bce(gan.discriminator(fake), ones)
+        self.backward(g_loss)
         logs = {"d_loss": d_loss.detach(), "g_loss": g_loss.detach()}
-        return StepResult(d_loss.detach() + g_loss.detach(), g_norm, lr, stepped, logs)
+        return (d_loss + g_loss).detach(), logs
 
 
 def build(config: Config) -> Job:

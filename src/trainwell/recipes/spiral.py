@@ -17,7 +17,7 @@ from trainwell.config.sections import (
     ScheduleConfig,
     TrainConfig,
 )
-from trainwell.recipes import Job
+from trainwell.recipes.job import Job
 
 DESCRIPTION = "MLP on a generated 3-class 2-D spiral (2,000 points)"
 

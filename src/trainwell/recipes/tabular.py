@@ -22,7 +22,7 @@ from trainwell.config.sections import (
     TrainConfig,
 )
 from trainwell.errors import ConfigError
-from trainwell.recipes import Job
+from trainwell.recipes.job import Job
 
 DESCRIPTION = "MLP on scikit-learn's breast-cancer table; class weights, label smoothing, F1"
 

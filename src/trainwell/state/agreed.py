@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import torch.distributed as dist
+from torch.optim import Optimizer
 
-from trainwell.strategy.process import broadcast_object
+from trainwell.errors import warn_at_user
+from trainwell.state.checkpointer import state_of
+from trainwell.state.sharded import Marker, shards_of, start_shards, weights_finite
 
 
 class AgreedCheckpoints:
@@ -59,8 +62,6 @@ class AgreedCheckpoints:
                 return None
         if self.strategy.is_main:
             return self.writer.save(parts, counters, **kwargs)
-        from trainwell.state.checkpointer import state_of
-
         state_of(parts)  # this rank's share of the gathering
         commit = kwargs.get("before_write")
         if commit is not None:  # this rank's shards are written in the background
@@ -74,8 +75,6 @@ class AgreedCheckpoints:
         elif self.strategy.is_main:
             self.writer.hold(parts, counters, **kwargs)
         else:
-            from trainwell.state.checkpointer import state_of
-
             state_of(parts)
 
     def _save_shards(
@@ -83,10 +82,6 @@ class AgreedCheckpoints:
     ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         """Every rank writes its shards of the model and optimizers; returns the other parts
         with markers in their place and the manifest entry (None: not saved, NaN weights)."""
-        from trainwell.errors import warn_at_user
-        from trainwell.state.sharded import Marker, shards_of, start_shards, weights_finite
-        from trainwell.strategy.fsdp import is_model_or_optimizer
-
         model = parts["model"]
         if not weights_finite(model, self.strategy):
             if self.strategy.is_main:
@@ -97,8 +92,8 @@ class AgreedCheckpoints:
             return None, kwargs
         self.wait()  # an earlier save in flight finishes first, on every rank
         path = self.writer.path_for(counters.step) if self.strategy.is_main else Path("x.pt")
-        path = Path(broadcast_object(str(path)))
-        shard_parts = {n: p for n, p in parts.items() if is_model_or_optimizer(p, model)}
+        path = Path(self.strategy.broadcast(str(path)))
+        shard_parts = {n: p for n, p in parts.items() if p is model or isinstance(p, Optimizer)}
         optimizers = {n: p for n, p in shard_parts.items() if p is not model}
         group = self._background_group() if self.async_save else None
         commit = start_shards(path, model, optimizers, self.strategy, group=group)

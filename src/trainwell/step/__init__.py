@@ -1,6 +1,6 @@
-"""The step seam: `TrainStep` (``forward_backward`` then ``update``), the optimizers it
-holds by name, and the supervised step.
-"""
+"""The step seam: `TrainStep` (``forward_backward`` then ``update`` of each optimizer slot),
+the optimizers it holds by name, the supervised step, and evaluation and prediction: how a
+step validates."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from trainwell._lazy import lazy_exports
 
 #: public name -> the module that defines it
 _EXPORTS = {
-    "ConstantLR": "optimizers",
-    "OptimizerSlot": "optimizers",
-    "Optimizers": "optimizers",
-    "slot": "optimizers",
-    "LossStep": "train_step",
-    "SkipNonfinite": "train_step",
-    "StepResult": "train_step",
     "TrainStep": "train_step",
-    "StepFn": "supervised",
+    "StepResult": "train_step",
+    "SlotUpdate": "train_step",
+    "Optimizers": "optimizers",
+    "OptimizerSlot": "optimizers",
+    "slot": "optimizers",
     "SupervisedStep": "supervised",
+    "evaluate": "evaluation",
+    "predict": "evaluation",
+    "evaluate_loader": "evaluation",
 }
 
 __all__ = sorted(_EXPORTS)

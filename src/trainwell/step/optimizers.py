@@ -85,9 +85,14 @@ class Optimizers(Mapping[str, OptimizerSlot]):
         return len(self.slots)
 
     @property
+    def main_name(self) -> str:
+        """The first optimizer's name: the one whose LR and gradient norm the run logs."""
+        return next(iter(self.slots))
+
+    @property
     def main(self) -> OptimizerSlot:
         """The first optimizer: the one whose LR and gradient norm the run logs."""
-        return next(iter(self.slots.values()))
+        return self.slots[self.main_name]
 
     def after_epoch(self, epoch: int) -> None:
         for entry in self.slots.values():

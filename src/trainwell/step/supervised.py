@@ -1,43 +1,78 @@
-"""The supervised step: ``loss(model(inputs), targets)`` for one micro-batch, with the labels
-checked on the first batch (class range, element-wise shapes)."""
+"""The supervised step: ``loss(model(inputs), targets)`` for one micro-batch, the same forward
+for training and for validation.
+
+Without a loss of the user's (``loss=None``) a model that takes ``labels`` gets them, and a
+model that computes its own loss (``outputs.loss``: an HF model given labels, a class-weighted
+loss of its own) is trained and validated on that loss; otherwise the loss is
+``CrossEntropyLoss``. With a loss of the user's, the model is called on its inputs alone and
+the loss is ``loss(prediction, targets)``. The labels are checked on the first batch (class
+range, element-wise shapes).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import nn
 
 from trainwell.data.batch import BOOKKEEPING_KEYS, split_batch
-from trainwell.parts.outputs import (
-    call_model,
+from trainwell.parts.losses import (
     check_class_targets,
     check_elementwise_shapes,
     compute_loss,
-    logits_of,
 )
+from trainwell.parts.outputs import accepts_labels, call_model, logits_of, model_loss_of
 
 #: ``step_fn(model, batch)`` returns the loss, or ``(loss, outputs)`` so metrics can be measured
 StepFn = Callable[[nn.Module, Any], Any]
 
 
+@dataclass(frozen=True)
+class Forward:
+    """One supervised forward: the loss, how the output reads, and the targets."""
+
+    loss: torch.Tensor
+    output: Any  # what the model returned (read with `trainwell.parts.outputs.logits_of`)
+    targets: Any
+    own_loss: bool  # the loss is the model's own (``outputs.loss``)
+
+
 class SupervisedStep:
-    """The default step: ``loss_fn(model(inputs), targets)``, labels checked on the first batch."""
+    """``loss_fn(model(inputs), targets)``, or the model's own loss when ``loss_fn`` is None
+    (see the module docstring); called with ``(model, batch)`` it returns the loss."""
 
     def __init__(
-        self, loss_fn: Callable[..., torch.Tensor], skip: frozenset[str] = BOOKKEEPING_KEYS
+        self,
+        loss_fn: Callable[..., torch.Tensor] | None = None,
+        skip: frozenset[str] = BOOKKEEPING_KEYS,
+        *,
+        model_loss: bool | None = None,
     ) -> None:
-        self.loss_fn = loss_fn
+        # ``model_loss``: the model's own loss may serve (default: when no loss_fn is given;
+        # fit() passes its default CrossEntropyLoss with model_loss=True, for the guards)
+        self.own_loss_allowed = loss_fn is None if model_loss is None else model_loss
+        self.loss_fn = loss_fn if loss_fn is not None else nn.CrossEntropyLoss()
         self.skip = skip  # batch keys that are counts for the loop, not model inputs
         self.checked = False
 
     def __call__(self, model: nn.Module, batch: Any) -> torch.Tensor:
+        return self.forward(model, batch).loss
+
+    def forward(self, model: nn.Module, batch: Any) -> Forward:
+        """The model on the batch's inputs, and the loss of its output."""
         inputs, targets = split_batch(batch, self.skip)
-        output = call_model(model, inputs)
+        labels = targets if self.own_loss_allowed and accepts_labels(model) else None
+        output = call_model(model, inputs, labels=labels)
+        own = model_loss_of(output) if self.own_loss_allowed else None
+        if own is not None:
+            return Forward(own, output, targets, own_loss=True)
+        prediction = logits_of(output)
         if not self.checked:
             if isinstance(targets, torch.Tensor):
-                check_class_targets(logits_of(output), targets, self.loss_fn)
-                check_elementwise_shapes(logits_of(output), targets, self.loss_fn)
+                check_class_targets(prediction, targets, self.loss_fn)
+                check_elementwise_shapes(prediction, targets, self.loss_fn)
             self.checked = True
-        return compute_loss(self.loss_fn, output, targets)
+        return Forward(compute_loss(self.loss_fn, prediction, targets), output, targets, False)

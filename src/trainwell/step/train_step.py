@@ -1,4 +1,4 @@
-"""The step seam: one optimizer step over an accumulation window, as a part.
+"""The step seam: one optimizer step over an accumulation window, as a part, in two halves.
 
 `TrainStep` is what `fit()` calls once per window, and what a hand-written loop can call
 alone::
@@ -6,51 +6,68 @@ alone::
     step = TrainStep(model, Optimizers.single(optimizer, schedule, Clipping(1.0)),
                      loss_step=lambda model, batch: criterion(model(batch[0]), batch[1]),
                      precision=Precision("bf16", device))
-    for i, window in enumerate(Accumulation(4).windows(loader)):
+    for window in Accumulation(4).windows(loader):
         result = step(window, steps_done)      # zero_grad ... schedule, in that order
         steps_done += result.stepped
 
-Its body is the order every step needs: zero_grad → each micro-batch moved to the device and
-forwarded under autocast → weighted backward (gradients synchronised after the last one only)
-→ unscale → clip by the global norm → step (skipped by GradScaler on inf/NaN) → schedule, only
-on a real step. Subclass it (override `__call__`) for steps with several optimizers — a GAN's
-discriminator and generator — using `Optimizers` to hold them by name; see
-`trainwell.recipes.gan`.
+A call is the order every step needs: freezing (``train.freeze``) → zero_grad →
+`forward_backward` (each micro-batch moved to the device and forwarded under autocast, its
+loss weighted and backpropagated; gradients synchronised after the last one only) → `update`
+of each optimizer slot (its gradients reduced over processes where the strategy's wrapper did
+not already → unscale → clip by the global norm → drop an inf/NaN update when asked → step,
+skipped by GradScaler on inf/NaN) → each schedule, only on a real step.
+
+A step of your own overrides `forward_backward` alone and keeps every policy of `update`: a
+GAN's step is its two losses, with ``self.update("discriminator")`` between them (see
+`trainwell.recipes.gan`). It trains through ``self.trained``, what the strategy made of the
+model (a DDP wrapper), or through submodules of ``self.model``: `update` then reduces their
+gradients itself. A step also says how it validates: ``val_step`` (``(model, batch) -> loss``
+or ``(loss, outputs)``), or None for the plain supervised forward under ``eval()`` +
+``inference_mode()``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import torch
 from torch import nn
 
+from trainwell.errors import ConfigError
 from trainwell.parts.accumulation import MicroBatch
 from trainwell.parts.outputs import loss_of
 from trainwell.parts.precision import Precision
-from trainwell.step.optimizers import Optimizers
+from trainwell.step.optimizers import Optimizers, OptimizerSlot
+from trainwell.step.supervised import StepFn
 from trainwell.strategy.base import Strategy
 from trainwell.strategy.single import SingleDevice
 
 #: ``loss_step(model, batch) -> loss`` (or ``(loss, outputs)``), for one micro-batch.
-LossStep = Callable[[nn.Module, Any], Any]
-
-
-#: What a step does with an update whose gradients hold inf/NaN (see `TrainStep.drop_if_nonfinite`)
+LossStep = StepFn
+#: What a step does with an update whose gradients hold inf/NaN (see `TrainStep.update`)
 SkipNonfinite = Literal["no", "device", "exact"]
 
 
-@dataclass
+@dataclass(frozen=True)
+class SlotUpdate:
+    """What `TrainStep.update` did for one optimizer slot (device tensors, no host sync)."""
+
+    grad_norm: torch.Tensor  # the pre-clip global gradient norm
+    lr: float  # the LR this update used (the schedule moves it after)
+    stepped: bool  # False when GradScaler skipped the update (inf/NaN gradients)
+
+
+@dataclass(frozen=True)
 class StepResult:
     """What one step did, as device tensors (nothing here syncs with the host)."""
 
     loss: torch.Tensor  # the window's loss: its micro-batch losses, weighted as backpropagated
     grad_norm: torch.Tensor  # the pre-clip global gradient norm of the main optimizer
     lr: float  # the LR the main optimizer's update used (the schedule moves it after)
-    stepped: bool  # False when GradScaler skipped the update (inf/NaN gradients)
-    logs: dict[str, torch.Tensor] = field(default_factory=dict)  # more losses to log, e.g. d_loss
+    stepped: bool  # False when GradScaler skipped an update (inf/NaN gradients)
+    logs: Mapping[str, torch.Tensor] = field(default_factory=dict)  # more losses, e.g. d_loss
 
 
 class TrainStep:
@@ -62,31 +79,128 @@ class TrainStep:
         optimizers: Optimizers,
         *,
         loss_step: LossStep | None = None,
+        val_step: StepFn | None = None,
         precision: Precision | None = None,
         strategy: Strategy | None = None,
     ) -> None:
-        self.model = model
+        self.model = model  # the module that holds the state
         self.optimizers = optimizers
         self.loss_step = loss_step
+        #: how the step validates: None is the plain supervised forward (`fit()`'s loss)
+        self.val_step = val_step
         self.precision = precision or Precision("fp32", "cpu")
-        self.strategy = strategy or SingleDevice(self.precision.device)
-        self.bound = precision is not None  # fit() leaves a step's own precision alone
+        self._own_precision = precision is not None  # fit() keeps a step's own precision
+        self.strategy: Strategy = strategy or SingleDevice(self.precision.device)
+        self._own_strategy = strategy
+        #: what the forward calls: the strategy's wrapper of the model (DDP), set by `bind`
+        self.trained: nn.Module = model
         #: drop an update whose gradients hold inf/NaN: "no", "device" (no host read) or "exact"
         self.skip_nonfinite: SkipNonfinite = "no"
         #: modules frozen for the first steps (``train.freeze``), applied before each step
         self.freezing: Any = None
+        self._updates: dict[str, SlotUpdate] = {}
+        self._wrapper_forwards = 0  # forwards through ``trained`` since the step began
 
     def bind(
-        self, precision: Precision, strategy: Strategy, *, skip_nonfinite: SkipNonfinite = "no"
+        self,
+        precision: Precision,
+        strategy: Strategy,
+        trained: nn.Module | None = None,
+        *,
+        skip_nonfinite: SkipNonfinite = "no",
     ) -> None:
-        """Use the run's precision and strategy (what `fit()` does for a step built without
-        them, e.g. by a recipe that cannot know the device), and the run's policy for
-        inf/NaN gradients (``guards.nonfinite=skip_step``)."""
-        if not self.bound:
-            self.precision, self.strategy, self.bound = precision, strategy, True
+        """Train with the run's strategy and ``trained`` (what ``strategy.prepare`` made of the
+        model), the run's precision (unless the step was built with its own) and the run's
+        policy for inf/NaN gradients (``guards.nonfinite=skip_step``)."""
+        if self._own_strategy is not None and self._own_strategy is not strategy:
+            raise ConfigError(
+                f"this {type(self).__name__} was built with a strategy of its own; a run has "
+                "one strategy: pass it to fit(strategy=...) and build the step without it"
+            )
+        self.strategy = strategy
+        if not self._own_precision:
+            self.precision = precision
+        self.trained = trained if trained is not None else self.model
+        if self.trained is not self.model:  # a wrapper: does a forward go through it?
+            self.trained.register_forward_pre_hook(self._count_wrapper_forward)
         self.skip_nonfinite = skip_nonfinite
 
-    def drop_if_nonfinite(self, grad_norm: torch.Tensor, parameters: list[torch.Tensor]) -> None:
+    def _count_wrapper_forward(self, module: nn.Module, args: Any) -> None:
+        self._wrapper_forwards += 1
+
+    # ------------------------------------------------------------------ what a step is made of
+
+    def to_device(self, batch: Any) -> Any:
+        """``batch`` on the run's device (non-blocking), as the strategy moves it."""
+        return self.strategy.to_device(batch)
+
+    def autocast(self) -> Any:
+        """The run's autocast, for a forward and its loss (never around backward)."""
+        return self.precision.autocast()
+
+    def backward(self, loss: torch.Tensor, *, last: bool = True) -> None:
+        """Backward of ``loss`` (scaled for fp16); ``last=False`` on the micro-batches before
+        the last of a window skips the gradient synchronisation of several processes."""
+        self.strategy.backward(loss, self.precision, self.trained, last=last)
+
+    def forward_backward(self, window: Sequence[MicroBatch]) -> Any:
+        """Forward and backward of each micro-batch of ``window``; returns the window's loss
+        (detached), or ``(loss, {name: value})`` with more values to log. Override it for a
+        step of your own; `update` may be called inside, for alternating updates."""
+        assert self.loss_step is not None, "TrainStep needs loss_step (or forward_backward)"
+        window_loss: torch.Tensor | None = None
+        for micro in window:
+            batch = self.to_device(micro.batch)  # one micro-batch on the device at a time
+            with self.autocast():  # forward and loss in low precision, not backward
+                loss = loss_of(self.loss_step(self.trained, batch))
+            weighted = micro.weigh(loss)  # x 1/n, or x count/total, in the window
+            self.backward(weighted, last=micro.is_last)
+            # detached: keeps no graph alive; a window of one costs no device op here
+            part = weighted.detach().float()
+            window_loss = part if window_loss is None else window_loss + part
+        if window_loss is None:
+            return torch.zeros((), device=self.strategy.device)
+        return window_loss
+
+    def update(self, name: str | None = None) -> SlotUpdate:
+        """Apply one optimizer slot's update (the main one without ``name``): its gradients
+        reduced over processes where a wrapper did not → unscaled → clipped by their global
+        norm → dropped when inf/NaN and ``skip_nonfinite`` asks → the optimizer's step."""
+        name = name or self.optimizers.main_name
+        slot = self.optimizers[name]
+        if not self._wrapper_forwards:  # trained around the wrapper: reduce them here
+            self.strategy.sync_gradients(slot.parameters)
+        self.precision.unscale_(slot.optimizer)  # clip the true gradients, not fp16-scaled ones
+        grad_norm = self.strategy.clip(slot.clipping, slot.parameters)
+        self._drop_if_nonfinite(grad_norm, slot.parameters)  # guards.nonfinite=skip_step
+        lr = slot.optimizer.param_groups[-1]["lr"]  # the LR this update uses
+        # False when GradScaler skipped inf/NaN; the loss scale moves once, after every slot
+        stepped = self.precision.step(slot.optimizer, update_scale=False)
+        self._updates[name] = SlotUpdate(grad_norm, lr, stepped)
+        return self._updates[name]
+
+    def __call__(self, window: Sequence[MicroBatch], steps_done: int) -> StepResult:
+        """Run the window; ``steps_done`` counts the updates before it (the schedule's step)."""
+        if self.freezing is not None:  # train.freeze: frozen modules get no gradient yet
+            self.freezing.apply(steps_done)
+        for slot in self.optimizers.values():
+            slot.optimizer.zero_grad(set_to_none=True)  # gradients add up across backward()
+        self._updates, self._wrapper_forwards = {}, 0
+        done = self.forward_backward(window)
+        loss, logs = done if isinstance(done, tuple) else (done, {})
+        for name in self.optimizers:
+            if name not in self._updates:
+                self.update(name)
+        self.precision.update_scale()
+        stepped = all(u.stepped for u in self._updates.values())
+        if stepped:  # the schedules advance only on real steps
+            for slot in self.optimizers.values():
+                slot.schedule.after_step(steps_done + 1)
+        main = self._updates[self.optimizers.main_name]
+        logs = {k: v.detach() for k, v in logs.items()}
+        return StepResult(loss, main.grad_norm, main.lr, stepped, logs)
+
+    def _drop_if_nonfinite(self, grad_norm: torch.Tensor, parameters: list[torch.Tensor]) -> None:
         """With ``skip_nonfinite`` set, an update whose gradient norm is inf/NaN changes no
         weight: "device" zeroes the gradients where the flag is set, without a host read
         (momentum and Adam's moments still decay that step); "exact" reads the flag (one sync
@@ -104,34 +218,9 @@ class TrainStep:
             if p.grad is not None:
                 p.grad.masked_fill_(bad, 0.0)
 
-    def __call__(self, window: Sequence[MicroBatch], steps_done: int) -> StepResult:
-        """Run the window; ``steps_done`` counts the updates before it (the schedule's step)."""
-        entry = self.optimizers.main
-        optimizer, precision, strategy = entry.optimizer, self.precision, self.strategy
-        if self.freezing is not None:  # train.freeze: frozen modules get no gradient yet
-            self.freezing.apply(steps_done)
-        optimizer.zero_grad(set_to_none=True)  # gradients add up across backward() calls
-        window_loss: torch.Tensor | None = None
-        assert self.loss_step is not None, "TrainStep needs loss_step (or override __call__)"
-        for micro in window:
-            batch = strategy.to_device(micro.batch)  # one micro-batch on the device at a time
-            with precision.autocast():  # forward and loss in low precision, not backward
-                loss = loss_of(self.loss_step(self.model, batch))
-            weighted = micro.weigh(loss)  # x 1/n, or x count/total, in the window
-            strategy.backward(weighted, precision, self.model, last=micro.is_last)
-            # detached: keeps no graph alive; a window of one costs no device op here
-            part = weighted.detach().float()
-            window_loss = part if window_loss is None else window_loss + part
-        if window_loss is None:
-            window_loss = torch.zeros((), device=strategy.device)
-        precision.unscale_(optimizer)  # clip the true gradients, not fp16-scaled ones
-        grad_norm = strategy.clip(entry.clipping, entry.parameters)
-        self.drop_if_nonfinite(grad_norm, entry.parameters)  # guards.nonfinite=skip_step
-        lr = optimizer.param_groups[-1]["lr"]  # the LR this update uses
-        stepped = precision.step(optimizer)  # False when GradScaler skipped inf/NaN
-        if stepped:
-            entry.schedule.after_step(steps_done + 1)  # advances only on real steps
-        return StepResult(window_loss, grad_norm, lr, stepped)
+    def slot(self, name: str | None = None) -> OptimizerSlot:
+        """An optimizer slot by name (the main one without ``name``)."""
+        return self.optimizers[name or self.optimizers.main_name]
 
     def state_parts(self) -> dict[str, Any]:
         """What a restart needs from the step: its optimizers and schedules, by name."""

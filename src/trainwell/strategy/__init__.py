@@ -9,24 +9,15 @@ from trainwell._lazy import lazy_exports
 #: public name -> the module that defines it
 _EXPORTS = {
     "Strategy": "base",
+    "BaseStrategy": "base",
     "SingleDevice": "single",
-    "RanksRNG": "ddp",
-    "unwrap": "ddp",
-    "is_model_or_optimizer": "fsdp",
-    "shard_units": "fsdp",
-    "indexed_optimizer_state": "fsdp",
-    "named_optimizer_state": "fsdp",
-    "launched": "process",
-    "env_rank": "process",
-    "init_from_env": "process",
-    "process_group": "process",
-    "end_process_group": "process",
-    "launch_local": "process",
-    "restart_count": "process",
-    "broadcast_object": "process",
-    "fits_one_device": "process",
-    "device_memory": "process",
+    "DDP": "ddp",
+    "FSDP": "fsdp",
+    "register_strategy": "registry",
     "choose_strategy": "registry",
+    "StrategyOptions": "registry",
+    "process_group": "process",
+    "launch_local": "process",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,8 +1,24 @@
 """Data parallel over the default process group: `DDP`, a strategy that wraps the model in
-``DistributedDataParallel`` (gradients averaged during the last micro-batch's backward), reduces
-the gradients of a step that trained around the wrapper itself, agrees on stops without waiting,
-and validates one model on every rank (buffers from rank 0). `RanksRNG` saves every rank's
-random streams.
+``DistributedDataParallel`` (gradients averaged during the last micro-batch's backward),
+averages the gradients of a step that trained around the wrapper itself, agrees on stops
+without making a step wait, and validates one model on every rank (buffers from rank 0).
+`RanksRNG` saves every rank's random streams.
+
+* **Gradients.** The wrapper all-reduces (averages) gradients during the last micro-batch's
+  backward of an accumulation window; the others run under ``no_sync``. A step that calls
+  submodules (a GAN's generator and discriminator) never goes through the wrapper:
+  `TrainStep.update` then asks `sync_gradients`, one averaging all-reduce per slot. Clipping
+  sees the same, complete gradients on every rank: the global norm.
+* **Buffers.** Each rank's forward updates its own BatchNorm statistics from its own batches;
+  `sync_buffers` gives every rank rank 0's before each validation and at the end of `fit()`,
+  so every rank validates, picks its best and ends with the same model.
+* **Stops.** `vote` sends each step's stop vote as a non-blocking all-reduce of one number
+  on a CPU (gloo) group and reads the previous step's, which has long arrived: every rank
+  stops at the same step, one step after the first asked, and no step waits for the others
+  or for the GPU. `agree` (epoch ends) waits.
+* **Output.** Rank 0 prints, logs and writes checkpoints (the unwrapped model's state: the
+  same keys as a single-process run). Every rank takes part in each save: its RNG streams are
+  gathered into the checkpoint (`RanksRNG`), so a resumed run continues every rank's stream.
 """
 
 from __future__ import annotations
@@ -15,14 +31,12 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from trainwell.strategy.process import _local_device, end_process_group, init_from_env
-from trainwell.strategy.single import SingleDevice
+from trainwell.strategy.base import BaseStrategy, average_gradients, unwrapped
+from trainwell.strategy.process import end_process_group, init_from_env, local_device
 
 
-class DDP(SingleDevice):
-    """Data parallel over the default process group (see the module docstring). What one
-    process does the same way (moving batches, backward, clipping, optimizer state) it
-    inherits from `SingleDevice`."""
+class DDP(BaseStrategy):
+    """Data parallel over the default process group (see the module docstring)."""
 
     #: A save gathers every rank's RNG streams: every rank takes part in every save.
     collective_state = True
@@ -35,19 +49,18 @@ class DDP(SingleDevice):
         channels_last: bool = False,
     ) -> None:
         self._started_group = init_from_env(device)
-        super().__init__(_local_device(device), channels_last=channels_last)
+        super().__init__(local_device(device), channels_last=channels_last)
         self.rank = dist.get_rank()
         self.world_size = dist.get_world_size()
         self.find_unused_parameters = find_unused_parameters
-
-    @property
-    def is_main(self) -> bool:
-        return self.rank == 0
+        # stop votes in a CPU group of their own: never a GPU sync (nccl's default group would
+        # need one), never interleaved with training's collectives
+        self._votes = dist.new_group(backend="gloo")
+        self._vote_in_flight: tuple[Any, torch.Tensor] | None = None
 
     def prepare(self, model: nn.Module) -> nn.Module:
         """Move ``model`` to this rank's device and wrap it; the wrapper is what trains (its
-        forward registers the gradient all-reduce), the model itself keeps the state. The
-        gradients every rank clips are then the same, all-reduced ones: the global norm."""
+        forward registers the gradient all-reduce), the model itself keeps the state."""
         super().prepare(model)
         ids = [self.device.index] if self.device.type == "cuda" else None
         return nn.parallel.DistributedDataParallel(
@@ -55,70 +68,93 @@ class DDP(SingleDevice):
         )
 
     @contextlib.contextmanager
-    def no_sync(self, model: nn.Module, last: bool) -> Iterator[None]:
+    def no_sync(self, trained: nn.Module, last: bool) -> Iterator[None]:
         """No gradient all-reduce on the micro-batches before the last of a window."""
-        if not last and isinstance(model, nn.parallel.DistributedDataParallel):
-            with model.no_sync():
+        if not last and isinstance(trained, nn.parallel.DistributedDataParallel):
+            with trained.no_sync():
                 yield
         else:
             yield
 
-    def reduce(self, total: torch.Tensor, count: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Sums of ``total`` and ``count`` over every rank (one all-reduce)."""
-        both = torch.stack([total.double(), torch.as_tensor(count, device=total.device).double()])
+    # ------------------------------------------------------------------ collectives
+
+    def reduce(self, total: torch.Tensor, count: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """Sums of ``total`` (any shape) and ``count`` over every rank (one all-reduce)."""
+        total = total.detach().to(self.device)
+        count = torch.as_tensor(count, device=total.device).double().reshape(1)
+        both = torch.cat([total.double().reshape(-1), count])
         dist.all_reduce(both)
-        return both[0], both[1]
-
-    def mean(self, values: torch.Tensor | float) -> torch.Tensor:
-        """``values`` averaged over ranks (one all-reduce; every rank has equally many steps)."""
-        if isinstance(values, torch.Tensor):  # on the device the backend needs (nccl: cuda)
-            values = values.detach().to(self.device, copy=True)
-        else:  # a count from the host (token counts as ints)
-            values = torch.tensor(float(values), device=self.device)
-        dist.all_reduce(values)
-        return values / self.world_size
-
-    def union(self, names: list[str]) -> list[str]:
-        """The names any rank has, sorted: the same list on every rank (one small gather)."""
-        gathered: list[Any] = [None] * self.world_size
-        dist.all_gather_object(gathered, list(names))
-        return sorted(set().union(*gathered))
+        return both[:-1].reshape(total.shape), both[-1]
 
     def agree(self, flag: bool) -> bool:
-        """True on every rank when any rank says so (one all-reduce of one number)."""
-        device = self.device if dist.get_backend() == "nccl" else torch.device("cpu")
-        vote = torch.tensor([1.0 if flag else 0.0], device=device)
-        dist.all_reduce(vote, op=dist.ReduceOp.MAX)
-        return bool(vote.item())
+        """True on every rank when any rank says so (one all-reduce of one number, waited
+        for; a stop vote in flight is not part of it: `vote` collects that one)."""
+        box = torch.tensor([1.0 if flag else 0.0])
+        dist.all_reduce(box, op=dist.ReduceOp.MAX, group=self._votes)
+        return bool(box.item())
+
+    def vote(self, flag: bool) -> bool:
+        """Send this step's stop vote without waiting; True when any rank voted to stop at the
+        previous step (see the module docstring): every rank learns it at the same step."""
+        earlier = self._vote_outcome()
+        box = torch.tensor([1.0 if flag else 0.0])
+        work = dist.all_reduce(box, op=dist.ReduceOp.MAX, group=self._votes, async_op=True)
+        self._vote_in_flight = (work, box)
+        return earlier
+
+    def _vote_outcome(self) -> bool:
+        """The outcome of the vote in flight (it has arrived: a step ran since), or False."""
+        if self._vote_in_flight is None:
+            return False
+        work, box = self._vote_in_flight
+        self._vote_in_flight = None
+        work.wait()
+        return bool(box.item())
+
+    def gather(self, value: Any) -> list[Any]:
+        """Every rank's ``value``, in rank order (one all-gather of pickled objects)."""
+        gathered: list[Any] = [None] * self.world_size
+        dist.all_gather_object(gathered, value)
+        return gathered
+
+    def broadcast(self, value: Any) -> Any:
+        """Rank 0's ``value`` on every rank."""
+        box = [value]
+        dist.broadcast_object_list(box, src=0)
+        return box[0]
+
+    def sync_gradients(self, parameters: list[torch.Tensor]) -> None:
+        """Average the gradients over ranks: for a step that did not train through the
+        wrapper (its gradients were never all-reduced)."""
+        average_gradients(parameters, self)
+
+    def sync_buffers(self, model: nn.Module) -> None:
+        """Rank 0's buffers (BatchNorm's running statistics) on every rank: one broadcast per
+        buffer dtype."""
+        by_dtype: dict[torch.dtype, list[torch.Tensor]] = {}
+        for buffer in unwrapped(model).buffers():
+            by_dtype.setdefault(buffer.dtype, []).append(buffer)
+        with torch.no_grad():
+            for buffers in by_dtype.values():
+                flat = torch.cat([b.detach().reshape(-1) for b in buffers]).to(self.device)
+                dist.broadcast(flat, src=0)
+                for buffer, part in zip(
+                    buffers, flat.split([b.numel() for b in buffers]), strict=True
+                ):
+                    buffer.copy_(part.view_as(buffer))
+
+    # ------------------------------------------------------------------ state
 
     def checkpoint_parts(self, parts: dict[str, Any], model: nn.Module) -> dict[str, Any]:
         """``parts`` with the RNG streams of every rank (gathered at each save: every rank
         takes part, so saves are agreed collectives, `AgreedCheckpoints`)."""
         return {name: RanksRNG(part) if name == "rng" else part for name, part in parts.items()}
 
-    def gather_findings(self, findings: list[Any]) -> list[Any]:
-        """Every rank's guard findings, each once (the same bug seen by several ranks is one
-        finding naming them all); the same list on every rank. One collective, at the end."""
-        from trainwell.guards.finding import merge_findings
-
-        every: list[Any] = [None] * self.world_size
-        dist.all_gather_object(every, list(findings))
-        return merge_findings(every)
-
-    def main_says(self, flag: bool) -> bool:
-        """Rank 0's ``flag`` on every rank (one all-reduce): a decision only rank 0 can take,
-        such as a save on a timed cadence."""
-        return self.agree(flag and self.is_main)
-
-    def model_state(self, model: nn.Module) -> dict[str, Any]:
-        return unwrap(model).state_dict()
-
-    def load_model_state(self, model: nn.Module, state: dict[str, Any]) -> None:
-        unwrap(model).load_state_dict(state)
-
     def close(self, *, clean: bool = True) -> None:
         """Destroy the process group if this strategy started it (``clean``: every rank gets
         here, so wait for them first; after an error, do not wait for ranks that may be gone)."""
+        if clean:
+            self._vote_outcome()  # a vote in flight is collected, never left to the teardown
         if self._started_group:
             end_process_group(clean=clean)
             self._started_group = False
@@ -144,8 +180,3 @@ class RanksRNG:
             self.streams.load_state_dict(per_rank[dist.get_rank()])
         else:  # another world size (resume warns): rank 0's streams
             self.streams.load_state_dict({k: v for k, v in state.items() if k != "per_rank"})
-
-
-def unwrap(model: nn.Module) -> nn.Module:
-    """The model inside a ``DistributedDataParallel`` wrapper (the model itself otherwise)."""
-    return model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model

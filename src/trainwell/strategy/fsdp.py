@@ -3,10 +3,10 @@
 Each rank keeps 1/N of every parameter, gradient and optimizer state; a block's parameters
 are all-gathered just before its forward (and its backward) and freed after, and gradients
 are reduce-scattered. What one process and DDP do the same way (batches, the loss average,
-stop votes) `FSDP` inherits from `trainwell.distributed.DDP`.
+stop votes, buffers) `FSDP` inherits from `trainwell.strategy.ddp.DDP`.
 
 * **Blocks.** ``run.fsdp_blocks`` (``auto``: the model's block list, ``blocks``/``layers``/
-  ``h``/... as `trainwell.memory.checkpoint_blocks` finds it, or else its top-level children
+  ``h``/... as `trainwell.parts.memory.checkpoint_blocks` finds it, or else its top-level children
   that hold parameters; or dotted paths) are each one ``fully_shard`` unit, then the root.
   Activation checkpointing (``train.checkpoint_blocks``) works on the same blocks.
 * **Precision.** ``train.precision`` bf16/fp16 becomes a ``MixedPrecisionPolicy``: blocks
@@ -18,7 +18,7 @@ stop votes) `FSDP` inherits from `trainwell.distributed.DDP`.
 * **Clipping.** `trainwell.Clipping` computes each gradient's norm over its shards (local
   norms, one all-reduce): the same global norm as one process, on every rank.
 * **Checkpoints.** Sharded by default (``checkpoint.sharded``): every rank writes its own
-  shards with ``torch.distributed.checkpoint`` (`trainwell.sharded`), resharded on load to
+  shards with ``torch.distributed.checkpoint`` (`trainwell.state.sharded`), resharded on load to
   any number of ranks or one plain process. With ``checkpoint.sharded=false``, full state
   dicts (``get_model_state_dict``/``get_optimizer_state_dict`` with ``full_state_dict=True``):
   every rank takes part in gathering, rank 0 writes the same file a single process writes
@@ -36,6 +36,9 @@ import torch
 from torch import nn
 
 from trainwell.errors import ConfigError
+from trainwell.parts.memory import chosen_blocks
+from trainwell.parts.precision import resolve_precision
+from trainwell.strategy.base import BaseStrategy
 from trainwell.strategy.ddp import DDP
 
 _MIXED_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -66,9 +69,7 @@ class FSDP(DDP):
         the root; returns the model itself (FSDP2 keeps the class and the parameter names)."""
         from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
-        model = super(DDP, self).prepare(model)
-        from trainwell.parts.precision import resolve_precision
-
+        model = BaseStrategy.prepare(self, model)  # on the device, not wrapped
         mode = resolve_precision(self.precision, self.device)
         policy = MixedPrecisionPolicy(
             param_dtype=_MIXED_DTYPES.get(mode), reduce_dtype=torch.float32
@@ -79,6 +80,10 @@ class FSDP(DDP):
         fully_shard(model, reshard_after_forward=self.reshard_after_forward, mp_policy=policy)
         self.sharded.append("")
         return model
+
+    def sync_gradients(self, parameters: list[torch.Tensor]) -> None:
+        """Nothing: every sharded module reduce-scatters its gradients in its own backward,
+        whatever called it."""
 
     @contextlib.contextmanager
     def no_sync(self, model: nn.Module, last: bool) -> Iterator[None]:
@@ -124,7 +129,7 @@ class FSDP(DDP):
         """``parts`` with every rank's RNG streams; with full-state checkpoints
         (``checkpoint.sharded=false``) the model and its optimizers replaced by stand-ins whose
         ``state_dict``/``load_state_dict`` gather and shard full states (collectives). Sharded
-        checkpoints save those parts as shards (`trainwell.sharded`, `AgreedCheckpoints`)."""
+        checkpoints save those parts as shards (`trainwell.state.sharded`, `AgreedCheckpoints`)."""
         parts = super().checkpoint_parts(dict(parts), model)  # every rank's RNG streams
         if self.sharded_checkpoints:
             return parts
@@ -165,8 +170,6 @@ def _full(*, cpu_offload: bool = False) -> Any:
 def shard_units(model: nn.Module, blocks: str) -> list[tuple[str, nn.Module]]:
     """The modules each made one ``fully_shard`` unit below the root (``run.fsdp_blocks``):
     ``auto`` is the model's block list, or else its top-level children holding parameters."""
-    from trainwell.parts.memory import chosen_blocks
-
     if blocks != "auto":
         return chosen_blocks(model, blocks, key="run.fsdp_blocks")
     try:

@@ -67,7 +67,7 @@ def init_from_env(device: str | torch.device | None = None, timeout_s: float = 6
             "run.strategy=ddp needs several processes: start with torchrun --nproc_per_node N "
             "-m trainwell train ..., or trainwell train --nproc N"
         )
-    target = _local_device(device)
+    target = local_device(device)
     backend = "nccl" if target.type == "cuda" else "gloo"
     if target.type == "cuda":
         torch.cuda.set_device(target)
@@ -117,7 +117,9 @@ def end_process_group(*, clean: bool) -> None:
     gc.collect()
 
 
-def _local_device(device: str | torch.device | None) -> torch.device:
+def local_device(device: str | torch.device | None) -> torch.device:
+    """This process's device: ``device`` as given (``cuda`` becomes ``cuda:LOCAL_RANK``), or for
+    ``auto`` the GPU of this local rank, else the CPU."""
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     if device is not None and str(device) != "auto":
         chosen = torch.device(device)

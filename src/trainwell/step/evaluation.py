@@ -1,6 +1,9 @@
 """Evaluation and prediction: eval mode + inference_mode, exact metrics, the mode restored.
 
-The loss and every metric are accumulated over the whole pass (`trainwell.metric`), so the
+The default evaluation of a batch is the supervised forward of training
+(`trainwell.step.supervised`): the same inputs, labels and loss, without the gradient; a
+``step_fn`` replaces it only where it is passed for evaluation (`fit()`'s ``val_step_fn``). The
+loss and every metric are accumulated over the whole pass (`trainwell.parts.metric`), so the
 result does not depend on the batch size; the host reads them once, at the end.
 """
 
@@ -19,17 +22,12 @@ from trainwell.data.loader import make_loader
 from trainwell.errors import ConfigError, warn_at_user
 from trainwell.observe import logged
 from trainwell.parts.device import choose_device, move_to
+from trainwell.parts.losses import MODEL_LOSS, loss_count
 from trainwell.parts.metric import LossSum, Metric, MetricFn, compute_all, resolve_metrics
-from trainwell.parts.outputs import (
-    call_model,
-    compute_loss,
-    logits_of,
-    loss_count,
-    unpack_step_output,
-)
+from trainwell.parts.outputs import call_model, logits_of, unpack_step_output
 from trainwell.parts.precision import Precision
+from trainwell.step.supervised import StepFn, SupervisedStep
 
-StepFn = Callable[[nn.Module, Any], Any]
 Metrics = Mapping[str, Metric | MetricFn] | Iterable[str | Metric] | None
 
 
@@ -51,7 +49,8 @@ def evaluate(
 ) -> dict[str, Any]:
     """Loss and metrics of ``model`` on ``data`` (in eval mode, building no graph).
 
-    The loss is the mean over samples (over real tokens when the batches carry a count named
+    ``loss=None``: the model's own loss when it returns one (``outputs.loss``; a model that
+    takes ``labels`` gets them), else ``CrossEntropyLoss``. The loss is the mean over samples (over real tokens when the batches carry a count named
     by ``weight_by``, or when the loss has an ``ignore_index``); metrics are `Metric`
     accumulators. Both are exact whatever ``batch_size``. With ``step_fn`` the step's loss is
     measured, and metrics need the step to return ``(loss, outputs)``. The model's
@@ -63,7 +62,7 @@ def evaluate(
     return evaluate_loader(
         model,
         loader,
-        loss or nn.CrossEntropyLoss(),
+        loss,
         resolve_metrics(metrics),
         device,
         Precision(precision, device),
@@ -75,7 +74,7 @@ def evaluate(
 def evaluate_loader(
     model: nn.Module,
     loader: Iterable[Any],
-    loss_fn: Callable[..., torch.Tensor],
+    loss_fn: Callable[..., torch.Tensor] | None,
     metrics: Mapping[str, Metric],
     device: torch.device,
     precision: Precision,
@@ -83,6 +82,7 @@ def evaluate_loader(
     step_fn: StepFn | None = None,
     count_key: str | None = None,
     to_device: Callable[[Any], Any] | None = None,
+    model_loss: bool | None = None,
 ) -> dict[str, Any]:
     """One pass over ``loader``: ``{"loss": ..., <metric>: ...}`` as Python numbers.
 
@@ -93,7 +93,7 @@ def evaluate_loader(
     mean_loss = LossSum()
     for metric in metrics.values():
         metric.reset()
-    skip = bookkeeping_keys(count_key)
+    supervised = SupervisedStep(loss_fn, bookkeeping_keys(count_key), model_loss=model_loss)
     to_device = to_device or functools.partial(move_to, device=device, non_blocking=True)
     try:
         # a step_fn's tw.log values belong to training steps: not collected here, not warned
@@ -102,13 +102,11 @@ def evaluate_loader(
                 batch = to_device(batch)
                 if step_fn is not None:
                     loss, outputs, targets = unpack_step_output(step_fn(model, batch), batch)
+                    count = loss_count(None, targets, batch, count_key)
                 else:
-                    inputs, targets = split_batch(batch, skip)
-                    outputs = logits_of(call_model(model, inputs))
-                    loss = compute_loss(loss_fn, outputs, targets)
-                count = loss_count(loss_fn if step_fn is None else None, targets, batch, count_key)
-                if getattr(loss_fn, "reduction", "mean") == "sum" and step_fn is None:
-                    loss = loss / count  # a sum over the batch: as a mean, weighted back
+                    loss, outputs, targets, count = _supervised(
+                        supervised, model, batch, count_key, bool(metrics)
+                    )
                 mean_loss.update(loss, count)
                 if metrics and outputs is None:
                     raise ConfigError(
@@ -123,6 +121,20 @@ def evaluate_loader(
     if not all(math.isfinite(v) for v in values.values() if isinstance(v, float)):
         _warn_if_nonfinite_data(loader, to_device)  # why: the data, or the model?
     return values
+
+
+def _supervised(
+    supervised: SupervisedStep, model: nn.Module, batch: Any, count_key: str | None, predict: bool
+) -> tuple[torch.Tensor, Any, Any, Any]:
+    """``(mean loss, prediction or None, targets, count)`` of one batch's supervised forward."""
+    forward = supervised.forward(model, batch)
+    loss_fn = MODEL_LOSS if forward.own_loss else supervised.loss_fn
+    count = loss_count(loss_fn, forward.targets, batch, count_key)
+    loss = forward.loss
+    if getattr(loss_fn, "reduction", "mean") == "sum":
+        loss = loss / count  # a sum over the batch: as a mean, weighted back
+    prediction = logits_of(forward.output) if predict else None
+    return loss, prediction, forward.targets, count
 
 
 def _warn_if_nonfinite_data(loader: Iterable[Any], to_device: Callable[[Any], Any]) -> None:
