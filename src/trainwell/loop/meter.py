@@ -133,9 +133,9 @@ class Meter:
         counted), its facts added to the sums on the device (with the values ``tw.log``
         collected), and every ``log_every`` steps the one host read; returns the frozen report
         observers see."""
-        counters.advance(window, result.stepped)
-        logs = with_logged(result.logs, values)
         samples = sum(batch_size_of(m.batch) for m in window)
+        counters.advance(window, result.stepped, samples)
+        logs = with_logged(result.logs, values)
         if self.counts_tokens is None:  # once: a shape test of the first batch
             self.counts_tokens = tokens_in(window[0].batch) is not None
         if self.counts_tokens:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from trainwell.config.sections import Config
+from trainwell.data.batch import batch_size_of
 from trainwell.errors import DataError
 from trainwell.parts.accumulation import Accumulation
 
@@ -58,15 +59,15 @@ class Counters:
     batch_in_epoch: int = 0
     samples: int = 0
 
-    def advance(self, window: list[Any], stepped: bool) -> None:
-        """One accumulation window done: its micro-batches and samples, and the optimizer step
-        if it happened (a step GradScaler skipped is not counted)."""
-        from trainwell.data.batch import batch_size_of
-
+    def advance(self, window: list[Any], stepped: bool, samples: int | None = None) -> None:
+        """One accumulation window done: its micro-batches and samples (counted here unless
+        given), and the optimizer step if it happened (a step GradScaler skipped is not)."""
         self.step += int(stepped)
         self.micro_step += len(window)
         self.batch_in_epoch += len(window)
-        self.samples += sum(batch_size_of(m.batch) for m in window)
+        if samples is None:
+            samples = sum(batch_size_of(m.batch) for m in window)
+        self.samples += samples
 
     def end_epoch(self, length: RunLength, values: Mapping[str, Any]) -> dict[str, Any]:
         """The epoch's training pass is over: count it when it ran to the end of its batches

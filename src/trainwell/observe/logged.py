@@ -107,8 +107,10 @@ class _Ignored(StepValues):
 _IGNORED = _Ignored()
 
 
-def with_logged(logs: Mapping[str, Any], values: StepValues | None) -> dict[str, Any]:
+def with_logged(logs: Mapping[str, Any], values: StepValues | None) -> Mapping[str, Any]:
     """The step's own logs (``StepResult.logs``) with the values `log` collected in the step."""
+    if values is None or not values.sums:
+        return logs
     merged = dict(logs)
     if values is not None and values.sums:
         for name, mean in values.means().items():

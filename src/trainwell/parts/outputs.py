@@ -126,12 +126,21 @@ def call_model(model: nn.Module, inputs: Any, *, labels: Any = None) -> Any:
 
 
 def _forward(model: nn.Module, inputs: Any, labels: Any = None) -> Any:
-    extra = {} if labels is None else {"labels": labels}
+    if labels is not None:
+        return _forward_with_labels(model, inputs, labels)
     if isinstance(inputs, dict):
-        return model(**inputs, **extra)
+        return model(**inputs)
     if isinstance(inputs, tuple):
-        return model(*inputs, **extra)
-    return model(inputs, **extra)
+        return model(*inputs)
+    return model(inputs)
+
+
+def _forward_with_labels(model: nn.Module, inputs: Any, labels: Any) -> Any:
+    if isinstance(inputs, dict):
+        return model(**inputs, labels=labels)
+    if isinstance(inputs, tuple):
+        return model(*inputs, labels=labels)
+    return model(inputs, labels=labels)
 
 
 _SHAPE_ERROR_WORDS = (

@@ -103,7 +103,7 @@ class Precision:
 
     def update_scale(self) -> None:
         """Adjust the loss scale after the step's optimizers stepped (fp16 only)."""
-        if self.uses_scaler:
+        if self.mode == "fp16":
             self.scaler.update()
 
     @property

@@ -12,8 +12,7 @@ range, element-wise shapes).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from torch import nn
@@ -30,8 +29,7 @@ from trainwell.parts.outputs import accepts_labels, call_model, logits_of, model
 StepFn = Callable[[nn.Module, Any], Any]
 
 
-@dataclass(frozen=True)
-class Forward:
+class Forward(NamedTuple):
     """One supervised forward: the loss, how the output reads, and the targets."""
 
     loss: torch.Tensor
@@ -57,6 +55,7 @@ class SupervisedStep:
         self.loss_fn = loss_fn if loss_fn is not None else nn.CrossEntropyLoss()
         self.skip = skip  # batch keys that are counts for the loop, not model inputs
         self.checked = False
+        self._pass_labels: bool | None = None  # decided on the first batch: one model a step
 
     def __call__(self, model: nn.Module, batch: Any) -> torch.Tensor:
         return self.forward(model, batch).loss
@@ -64,11 +63,13 @@ class SupervisedStep:
     def forward(self, model: nn.Module, batch: Any) -> Forward:
         """The model on the batch's inputs, and the loss of its output."""
         inputs, targets = split_batch(batch, self.skip)
-        labels = targets if self.own_loss_allowed and accepts_labels(model) else None
-        output = call_model(model, inputs, labels=labels)
-        own = model_loss_of(output) if self.own_loss_allowed else None
-        if own is not None:
-            return Forward(own, output, targets, own_loss=True)
+        if self._pass_labels is None:  # the model takes labels= and may compute its own loss
+            self._pass_labels = self.own_loss_allowed and accepts_labels(model)
+        output = call_model(model, inputs, labels=targets if self._pass_labels else None)
+        if self.own_loss_allowed and not isinstance(output, torch.Tensor):
+            own = model_loss_of(output)
+            if own is not None:
+                return Forward(own, output, targets, own_loss=True)
         prediction = logits_of(output)
         if not self.checked:
             if isinstance(targets, torch.Tensor):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import torch
 from torch import nn
@@ -50,8 +50,7 @@ LossStep = StepFn
 SkipNonfinite = Literal["no", "device", "exact"]
 
 
-@dataclass(frozen=True)
-class SlotUpdate:
+class SlotUpdate(NamedTuple):
     """What `TrainStep.update` did for one optimizer slot (device tensors, no host sync)."""
 
     grad_norm: torch.Tensor  # the pre-clip global gradient norm
@@ -85,6 +84,7 @@ class TrainStep:
     ) -> None:
         self.model = model  # the module that holds the state
         self.optimizers = optimizers
+        self._main = optimizers.main_name  # whose LR and gradient norm the run logs
         self.loss_step = loss_step
         #: how the step validates: None is the plain supervised forward (`fit()`'s loss)
         self.val_step = val_step
@@ -99,6 +99,7 @@ class TrainStep:
         #: modules frozen for the first steps (``train.freeze``), applied before each step
         self.freezing: Any = None
         self._updates: dict[str, SlotUpdate] = {}
+        self._stepped = True  # every slot's update of this step was taken
         self._wrapper_forwards = 0  # forwards through ``trained`` since the step began
 
     def bind(
@@ -148,13 +149,14 @@ class TrainStep:
         (detached), or ``(loss, {name: value})`` with more values to log. Override it for a
         step of your own; `update` may be called inside, for alternating updates."""
         assert self.loss_step is not None, "TrainStep needs loss_step (or forward_backward)"
+        strategy, precision = self.strategy, self.precision  # the helpers' work, inlined
         window_loss: torch.Tensor | None = None
         for micro in window:
-            batch = self.to_device(micro.batch)  # one micro-batch on the device at a time
-            with self.autocast():  # forward and loss in low precision, not backward
+            batch = strategy.to_device(micro.batch)  # one micro-batch on the device at a time
+            with precision.autocast():  # forward and loss in low precision, not backward
                 loss = loss_of(self.loss_step(self.trained, batch))
             weighted = micro.weigh(loss)  # x 1/n, or x count/total, in the window
-            self.backward(weighted, last=micro.is_last)
+            strategy.backward(weighted, precision, self.trained, last=micro.is_last)
             # detached: keeps no graph alive; a window of one costs no device op here
             part = weighted.detach().float()
             window_loss = part if window_loss is None else window_loss + part
@@ -166,9 +168,9 @@ class TrainStep:
         """Apply one optimizer slot's update (the main one without ``name``): its gradients
         reduced over processes where a wrapper did not → unscaled → clipped by their global
         norm → dropped when inf/NaN and ``skip_nonfinite`` asks → the optimizer's step."""
-        name = name or self.optimizers.main_name
-        slot = self.optimizers[name]
-        if not self._wrapper_forwards:  # trained around the wrapper: reduce them here
+        name = name or self._main
+        slot = self.optimizers.slots[name]
+        if self.strategy.world_size > 1 and not self._wrapper_forwards:  # around the wrapper
             self.strategy.sync_gradients(slot.parameters)
         self.precision.unscale_(slot.optimizer)  # clip the true gradients, not fp16-scaled ones
         grad_norm = self.strategy.clip(slot.clipping, slot.parameters)
@@ -176,28 +178,31 @@ class TrainStep:
         lr = slot.optimizer.param_groups[-1]["lr"]  # the LR this update uses
         # False when GradScaler skipped inf/NaN; the loss scale moves once, after every slot
         stepped = self.precision.step(slot.optimizer, update_scale=False)
-        self._updates[name] = SlotUpdate(grad_norm, lr, stepped)
-        return self._updates[name]
+        self._stepped = self._stepped and stepped
+        update = self._updates[name] = SlotUpdate(grad_norm, lr, stepped)
+        return update
 
     def __call__(self, window: Sequence[MicroBatch], steps_done: int) -> StepResult:
         """Run the window; ``steps_done`` counts the updates before it (the schedule's step)."""
         if self.freezing is not None:  # train.freeze: frozen modules get no gradient yet
             self.freezing.apply(steps_done)
-        for slot in self.optimizers.values():
+        slots = self.optimizers.slots
+        for slot in slots.values():
             slot.optimizer.zero_grad(set_to_none=True)  # gradients add up across backward()
-        self._updates, self._wrapper_forwards = {}, 0
+        self._updates, self._wrapper_forwards, self._stepped = {}, 0, True
         done = self.forward_backward(window)
         loss, logs = done if isinstance(done, tuple) else (done, {})
-        for name in self.optimizers:
-            if name not in self._updates:
+        for name in slots:
+            if name not in self._updates:  # not already updated by forward_backward
                 self.update(name)
         self.precision.update_scale()
-        stepped = all(u.stepped for u in self._updates.values())
+        stepped = self._stepped
         if stepped:  # the schedules advance only on real steps
-            for slot in self.optimizers.values():
+            for slot in slots.values():
                 slot.schedule.after_step(steps_done + 1)
-        main = self._updates[self.optimizers.main_name]
-        logs = {k: v.detach() for k, v in logs.items()}
+        main = self._updates[self._main]
+        if logs:
+            logs = {k: v.detach() for k, v in logs.items()}
         return StepResult(loss, main.grad_norm, main.lr, stepped, logs)
 
     def _drop_if_nonfinite(self, grad_norm: torch.Tensor, parameters: list[torch.Tensor]) -> None:
@@ -220,7 +225,7 @@ class TrainStep:
 
     def slot(self, name: str | None = None) -> OptimizerSlot:
         """An optimizer slot by name (the main one without ``name``)."""
-        return self.optimizers[name or self.optimizers.main_name]
+        return self.optimizers.slots[name or self._main]
 
     def state_parts(self) -> dict[str, Any]:
         """What a restart needs from the step: its optimizers and schedules, by name."""

@@ -166,7 +166,7 @@ class BaseStrategy:
     def vote(self, flag: bool) -> bool:
         """A stop every process takes at the same step. Here, and by default, at once (`agree`);
         several processes may answer one step late so that no step waits for the others."""
-        return self.agree(flag)
+        return flag if self.world_size == 1 else self.agree(flag)
 
     def model_state(self, model: nn.Module) -> dict[str, Any]:
         """The full state dict of ``model`` (unwrapped: the keys a single process saves)."""
