@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import re
 
+from trainwell.config.compile import CompileSettings
 from trainwell.config.guards import validate_guards
 from trainwell.config.sections import Config
 from trainwell.errors import ConfigError
@@ -118,7 +119,6 @@ def validate_config(config: Config) -> Config:
                     f"(e.g. encoder.layers), or several separated by commas; {part.strip()!r} "
                     "is not one"
                 )
-    from trainwell.config.compile import CompileSettings
 
     CompileSettings.of(config.train.compile)
     validate_guards(config.guards)

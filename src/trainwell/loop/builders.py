@@ -29,6 +29,7 @@ from trainwell.parts.device import fast_kernels
 from trainwell.parts.freezing import Freezing
 from trainwell.parts.optim import build_optimizer
 from trainwell.parts.schedule import Schedule, TorchSchedule, build_schedule, infer_interval
+from trainwell.state.agreed import AgreedCheckpoints
 from trainwell.state.atomic import write_text_atomic
 from trainwell.state.checkpointer import Checkpointer, NoCheckpoints
 from trainwell.step.optimizers import Optimizers
@@ -283,8 +284,6 @@ def build_checkpointer(cfg: Config, strategy: Strategy) -> Checkpointer | NoChec
     if cfg.run.dir is None or not (strategy.is_main or collective):
         return NoCheckpoints()
     if collective:
-        from trainwell.state.agreed import AgreedCheckpoints
-
         writer = _checkpointer(cfg) if strategy.is_main else NoCheckpoints()
         c = cfg.checkpoint
         return AgreedCheckpoints(

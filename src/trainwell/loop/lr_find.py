@@ -35,7 +35,9 @@ from trainwell.data.loader import start_epoch
 from trainwell.errors import ConfigError
 from trainwell.loop.builders import build_loader, default_train_step, prepare_strategy
 from trainwell.loop.run_state import RunLength
+from trainwell.observe.plots import _pyplot
 from trainwell.parts.accumulation import Accumulation
+from trainwell.parts.optim import build_optimizer
 from trainwell.parts.precision import Precision
 from trainwell.state.rng import RNGState, seed_everything
 
@@ -184,8 +186,6 @@ def _sweep(model, train_data, cfg, loss, optimizer, step_fn, device, sweep) -> L
 
 
 def _fresh_optimizer(model: nn.Module, cfg: Config) -> torch.optim.Optimizer:
-    from trainwell.parts.optim import build_optimizer
-
     return build_optimizer(model, cfg.optim)
 
 
@@ -209,8 +209,6 @@ def suggest(lrs: list[float], smoothed: list[float]) -> tuple[float | None, floa
 
 def plot_sweep(result: LRFindResult, path: Path) -> Path:
     """The sweep's raw and smoothed losses against the LR (log scale), the suggestion marked."""
-    from trainwell.observe.plots import _pyplot
-
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
     ax.plot(result.lrs, result.losses, color="C0", alpha=0.3, label="loss")

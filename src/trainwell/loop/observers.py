@@ -15,9 +15,13 @@ from trainwell.loop.run_state import Counters, RunLength
 from trainwell.observe.base import FitInfo, Observer
 from trainwell.observe.input_bound import InputBoundDetector
 from trainwell.observe.log import MetricsLog
+from trainwell.observe.mlflow_log import MLflowLog  # imports mlflow only when built
+from trainwell.observe.plots import PlotsAtEnd
+from trainwell.observe.profiler import Profiler, ProfileWindow
 from trainwell.observe.progress import Progress
 from trainwell.observe.table import CSVLog
 from trainwell.observe.tensorboard import TensorBoardLog, tensorboard_available
+from trainwell.observe.wandb_log import WandbLog  # imports wandb only when built
 from trainwell.parts.precision import Precision
 from trainwell.strategy.base import Strategy
 
@@ -37,16 +41,10 @@ def default_observers(cfg: Config, strategy: Strategy) -> list[Observer]:
         ):
             observers.append(TensorBoardLog(cfg.run.dir))
         if cfg.log.mlflow:
-            from trainwell.observe.mlflow_log import MLflowLog  # mlflow only when asked
-
             observers.append(MLflowLog(cfg.run.dir, cfg.log.mlflow_uri, cfg.log.mlflow_experiment))
         if cfg.log.wandb:
-            from trainwell.observe.wandb_log import WandbLog  # wandb only when asked
-
             observers.append(WandbLog(cfg.run.dir, cfg.log.wandb_project, cfg.log.wandb_mode))
         if cfg.log.plots:
-            from trainwell.observe.plots import PlotsAtEnd
-
             observers.append(PlotsAtEnd(cfg.run.dir))
     if cfg.data.input_bound_threshold is not None:
         observers.append(InputBoundDetector(cfg.data.input_bound_threshold))
@@ -57,8 +55,6 @@ def default_observers(cfg: Config, strategy: Strategy) -> list[Observer]:
 
 def _profiler(cfg: Config) -> Observer:
     """The profiler window (``profile.*``): its trace and table in RUN/profile (or ./profile)."""
-    from trainwell.observe.profiler import Profiler, ProfileWindow
-
     p = cfg.profile
     out_dir = Path(cfg.run.dir) / "profile" if cfg.run.dir is not None else Path("profile")
     return Profiler(out_dir, ProfileWindow(wait=p.wait, warmup=p.warmup, active=p.active))

@@ -10,15 +10,14 @@ from typing import Any
 
 from trainwell.config.sections import Config
 from trainwell.errors import CheckpointError, warn_at_user
-from trainwell.state.checkpoint import find_checkpoint, load_checkpoint
+from trainwell.state.checkpoint import find_checkpoint, load_checkpoint, newest_good_checkpoint
+from trainwell.state.sharded import MARKER, is_marker
 from trainwell.strategy.base import Strategy
 from trainwell.strategy.process import restart_count
 
 
 def with_shards_at(state: dict[str, Any], directory: Path) -> dict[str, Any]:
     """``state`` with each sharded part's marker naming its shard directory in full."""
-    from trainwell.state.sharded import MARKER, is_marker
-
     return {
         name: {MARKER: str(directory / value[MARKER])} if is_marker(value) else value
         for name, value in state.items()
@@ -91,7 +90,6 @@ def elastic_resume(resume: str | None, run_dir: str | None) -> str | None:
     the middle of the first save leaves no good checkpoint: the restart starts afresh.)"""
     if resume or run_dir is None or restart_count() == 0:
         return resume
-    from trainwell.state.checkpoint import newest_good_checkpoint
 
     try:
         newest_good_checkpoint(Path(run_dir) / "checkpoints")

@@ -23,6 +23,10 @@ from typing import Any
 import torch
 
 from trainwell.errors import warn_at_user
+from trainwell.observe.base import FitInfo
+from trainwell.observe.log import MetricsLog
+from trainwell.observe.table import CSVLog
+from trainwell.observe.tensorboard import TensorBoardLog, tensorboard_available
 
 _collector: contextvars.ContextVar[StepValues | None] = contextvars.ContextVar(
     "trainwell_step_values", default=None
@@ -148,11 +152,6 @@ class RunLogger:
         tensorboard: bool | str = "auto",
         config: dict[str, Any] | None = None,
     ) -> None:
-        from trainwell.observe.base import FitInfo
-        from trainwell.observe.log import MetricsLog
-        from trainwell.observe.table import CSVLog
-        from trainwell.observe.tensorboard import TensorBoardLog, tensorboard_available
-
         if log_every < 1:
             raise ValueError(f"log_every must be >= 1, got {log_every}")
         self.log_every, self.steps, self.epochs = log_every, 0, 0

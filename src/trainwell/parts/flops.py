@@ -425,7 +425,7 @@ class StepFlops:
     accumulation window, several optimizers). Nothing extra runs on the device. The peak
     (`peak_flops`: a table on CUDA, a short ``torch.mm`` probe on the CPU) is looked up then,
     and the seconds that took are handed to the meter to leave out of the throughput.
-    `trainwell.compiling` runs the forward eagerly while a dispatch mode is active, so a
+    `trainwell.parts.compile` runs the forward eagerly while a dispatch mode is active, so a
     compiled run is counted too.
     """
 

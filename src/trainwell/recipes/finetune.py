@@ -29,6 +29,7 @@ from trainwell.config.sections import (
 from trainwell.errors import ConfigError
 from trainwell.recipes.digits import DigitsCNN, load_digits_tensors
 from trainwell.recipes.job import Job
+from trainwell.state.weights import load_weights, read_weights
 
 DESCRIPTION = "fine-tune a saved digits run: new odd/even head, frozen then unfrozen backbone"
 
@@ -54,8 +55,6 @@ CONFIG = Config(
 
 def pretrained_weights(source: str) -> dict[str, torch.Tensor]:
     """The weights of a run directory's best checkpoint, or of a checkpoint file, verified."""
-    from trainwell.state.weights import read_weights
-
     if not source:
         raise ConfigError(
             "the finetune recipe starts from a saved digits run: make one with "
@@ -76,8 +75,6 @@ def odd_or_even(labels: torch.Tensor) -> torch.Tensor:
 
 
 def build(config: Config) -> Job:
-    from trainwell.state.weights import load_weights
-
     m: ModelConfig = config.model
     model = DigitsCNN(m.channels, m.hidden, m.dropout)
     load_weights(model, pretrained_weights(m.checkpoint))

@@ -17,6 +17,7 @@ from trainwell.config.sections import (
     ScheduleConfig,
     TrainConfig,
 )
+from trainwell.observe.plots import DecisionBoundary
 from trainwell.recipes.job import Job
 
 DESCRIPTION = "MLP on a generated 3-class 2-D spiral (2,000 points)"
@@ -78,8 +79,6 @@ def build(config: Config) -> Job:
     model = SpiralMLP(m.hidden)
     observers = []
     if config.log.plots and config.run.dir is not None:  # the boundary sharpening, per epoch
-        from trainwell.observe.plots import DecisionBoundary
-
         gif = Path(config.run.dir) / "plots" / "decision_boundary.gif"
         observers.append(DecisionBoundary(model, x[:split], y[:split], gif))
     return Job(

@@ -45,6 +45,7 @@ from trainwell.state.checkpoint import (
 )
 from trainwell.state.rng import Stateful
 from trainwell.state.sharded import is_marker, load_shards, remove_shards
+from trainwell.state.weights import load_weights, unwrap_model
 
 
 class NoCheckpoints:
@@ -80,8 +81,6 @@ class NoCheckpoints:
 
 def state_of(parts: Mapping[str, Stateful | None]) -> dict[str, Any]:
     """``{name: part.state_dict()}`` for every part that exists (models unwrapped first)."""
-    from trainwell.state.weights import unwrap_model
-
     state = {}
     for name, part in parts.items():
         if part is None:
@@ -94,8 +93,6 @@ def state_of(parts: Mapping[str, Stateful | None]) -> dict[str, Any]:
 
 def restore(parts: Mapping[str, Stateful | None], state: Mapping[str, Any]) -> None:
     """Load each part's saved state; a part the checkpoint lacks is an error, not a silent skip."""
-    from trainwell.state.weights import load_weights, unwrap_model
-
     sharded: dict[str, Any] = {}
     for name, part in parts.items():
         if part is None:

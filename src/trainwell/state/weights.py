@@ -4,8 +4,8 @@
 ``.safetensors`` file; `load_weights` loads it into a model, naming missing and unexpected keys
 and refusing shape mismatches; `export_weights` writes a checkpoint's weights for use elsewhere
 and never over a checkpoint. Every read of a file that has a manifest verifies it first (with
-`trainwell.checkpoint`'s verification and safe loader, which this module imports), and every
-write goes through `trainwell.atomic`.
+`trainwell.state.checkpoint`'s verification and safe loader, which this module imports), and every
+write goes through `trainwell.state.atomic`.
 """
 
 from __future__ import annotations

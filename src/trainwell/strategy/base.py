@@ -146,7 +146,8 @@ class BaseStrategy:
         if self.world_size == 1:
             return values
         total, _ = self.reduce(values.detach().to(self.device, copy=True), 0)
-        return total / self.world_size
+        dtype = values.dtype if values.is_floating_point() else torch.get_default_dtype()
+        return (total / self.world_size).to(dtype)  # reduce may sum in float64
 
     def union(self, names: list[str]) -> list[str]:
         """The names any process has, in one order on every process."""

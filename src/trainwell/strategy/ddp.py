@@ -9,6 +9,13 @@ without making a step wait, and validates one model on every rank (buffers from 
   submodules (a GAN's generator and discriminator) never goes through the wrapper:
   `TrainStep.update` then asks `sync_gradients`, one averaging all-reduce per slot. Clipping
   sees the same, complete gradients on every rank: the global norm.
+* **Data.** Each rank reads a disjoint shard of each epoch's order (padded with the order's
+  head so every rank takes the same number of steps: `trainwell.data.order.shard_order`); the
+  schedule's length is the per-rank step count, which is the global one.
+* **Metrics.** The training loss is averaged over ranks at the log cadence and at the end of
+  each epoch (one all-reduce each), samples/s summed. Validation runs on every rank over the
+  whole validation set with the same weights and buffers, so every rank gets the same metrics
+  and takes the same best/early-stopping decisions without a collective.
 * **Buffers.** Each rank's forward updates its own BatchNorm statistics from its own batches;
   `sync_buffers` gives every rank rank 0's before each validation and at the end of `fit()`,
   so every rank validates, picks its best and ends with the same model.

@@ -1,31 +1,17 @@
 """Several processes on PyTorch's own engine: ``torch.distributed``, launched by ``torchrun``.
 
-`DDP` is a strategy (`trainwell.strategy`): `fit()` and `TrainStep` call it at the moments
-where one process and many differ, and never ask which they have.
-
 * **Launch.** ``torchrun --nproc_per_node N -m trainwell train ...`` (or ``trainwell train
-  --nproc N``, which calls torchrun's own launcher) sets ``RANK``, ``LOCAL_RANK``,
-  ``WORLD_SIZE`` and the rendezvous; `init_from_env` starts the process group from them: nccl
-  on CUDA (each process pinned to ``cuda:LOCAL_RANK``), gloo on CPU. The group is destroyed
-  by whoever started it, also on errors (`process_group`).
-* **Gradients.** ``DistributedDataParallel`` all-reduces (averages) gradients during the last
-  micro-batch's backward of an accumulation window; the others run under ``no_sync``.
-  Clipping then sees the same, complete gradients on every rank: the global norm.
-* **Data.** Each rank reads a disjoint shard of each epoch's order (padded with the order's
-  head so every rank takes the same number of steps; `trainwell.data.shard_order`). The
-  schedule's length is the per-rank step count, which is the global one.
-* **Metrics.** The training loss is averaged over ranks at the logging interval and at the
-  end of each epoch (one all-reduce each), samples/s summed. Validation runs on every rank
-  over the whole validation set: the weights are the same everywhere, so every rank gets the
-  same metrics and takes the same best/early-stopping decisions without a collective. (It
-  costs each rank a full pass; sharded validation with reduced metric states is the next
-  step.)
-* **Stops.** `agree` is an all-reduce of one flag per step: a signal, early stopping or a
-  guard on any rank stops every rank at the same step, after the same save.
-* **Output.** Rank 0 prints, logs and writes checkpoints (the unwrapped model's state: the
-  same keys as a single-process run, so resume and export work with any world size). Every
-  rank takes part in each save (`AgreedCheckpoints`): its RNG streams are gathered into the
-  checkpoint (`RanksRNG`), so a resumed run with dropout continues every rank's stream.
+  --nproc N``, which calls torchrun's own launcher, `launch_local`) sets ``RANK``,
+  ``LOCAL_RANK``, ``WORLD_SIZE`` and the rendezvous; `init_from_env` starts the process group
+  from them: nccl on CUDA (each process pinned to ``cuda:LOCAL_RANK``), gloo on CPU. The group
+  is destroyed by whoever started it, also on errors (`process_group`).
+* **Restarts.** A group torchrun restarted (``--max-restarts``) gets a store prefix of its own
+  (`restart_count`); `trainwell.loop.resume.elastic_resume` then resumes the run.
+* **Placement.** `local_device` is this process's device; `fits_one_device` decides between
+  DDP and FSDP for ``run.strategy=auto`` (`trainwell.strategy.registry`).
+
+What the strategies do with the group (gradients, data shards, metrics, stops, output) is in
+`trainwell.strategy.ddp` and `trainwell.strategy.fsdp`.
 """
 
 from __future__ import annotations
