@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup train test lint bench clean
+.PHONY: setup train test test-unit lint bench clean
 
 setup: $(STAMP)
 
@@ -24,8 +24,14 @@ $(STAMP): pyproject.toml Makefile
 train: setup
 	$(BIN)/trainwell train $(ARGS)
 
+# Both tiers, all of tests/ (pyproject's testpaths): tests/system runs subprocesses, torchrun
+# and long runs too (~10 minutes).
 test: setup
 	$(BIN)/python -m pytest $(ARGS)
+
+# The unit tier alone: no subprocess, under a minute.
+test-unit: setup
+	$(BIN)/python -m pytest tests/unit $(ARGS)
 
 lint: setup
 	$(BIN)/ruff format --check src tests benchmarks

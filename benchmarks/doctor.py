@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/doctor.py [--files 1000] [--repeats 3]
 
 Generates ``--files`` training scripts in a temporary directory (variants of the files in
-tests/doctor/corpus), times ``check_paths`` over the directory (median of ``--repeats``
+tests/unit/doctor/corpus), times ``check_paths`` over the directory (median of ``--repeats``
 runs) and prints files/s. It then scores the corpus: each ``# expect: CODE`` marker is a
 true positive if reported, a false negative if not; any unmarked finding is a false positive.
 """
@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from trainwell.doctor import check_paths, check_source  # noqa: E402
 
-CORPUS = ROOT / "tests" / "doctor" / "corpus"
+CORPUS = ROOT / "tests" / "unit" / "doctor" / "corpus"
 EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>TW\d{3}(?:\s*,\s*TW\d{3})*)")
 TARGET_MARK = "target-torch: 2.1"
 

@@ -21,10 +21,10 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
+from guards import BATCH, LR, WD, digits_mlp
 from torch import nn
 
 import trainwell as tw
-from guards import BATCH, LR, WD, digits_mlp
 from trainwell.data import epoch_order
 from trainwell.guards import watch
 from trainwell.recipes.digits import load_digits_tensors

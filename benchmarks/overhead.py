@@ -24,11 +24,11 @@ import tempfile
 
 import torch
 from _harness import interleaved, report
+from guards import digits_mlp
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 import trainwell as tw
-from guards import digits_mlp
 from trainwell.data import epoch_order
 from trainwell.parts.schedule import warmup_cosine
 from trainwell.recipes.digits import DigitsCNN, load_digits_tensors

@@ -1,9 +1,9 @@
 """Kill -9 soak test: kill a training job at random moments, resume, compare bit for bit.
 
-Each trial starts the job of tests/resume/job.py, SIGKILLs it after a random delay (so the
+Each trial starts the job of tests/system/resume/job.py, SIGKILLs it after a random delay (so the
 kill lands anywhere: in a step, in data loading, in the middle of a checkpoint write), resumes
 it, kills again, ... until it finishes, then compares weights, optimizer state and loss
-history with an uninterrupted run. CI runs a few deterministic kills (tests/resume); this
+history with an uninterrupted run. CI runs a few deterministic kills (tests/system/resume); this
 runs as many random ones as you like.
 
     python benchmarks/resume_soak.py --trials 20 [--workers 2] [--accumulate 2] [--precision fp16]
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-JOB = Path(__file__).resolve().parents[1] / "tests" / "resume" / "job.py"
+JOB = Path(__file__).resolve().parents[1] / "tests" / "system" / "resume" / "job.py"
 
 
 def job_command(run_dir: Path, out: Path, extra: list[str], resume: bool) -> list[str]:

@@ -6,9 +6,10 @@ import ast
 import os
 import re
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from .analysis import FileAnalysis
 from .config import (
@@ -20,12 +21,14 @@ from .config import (
 )
 from .events import RawFinding
 from .project import ProjectIndex
-from .rules import CHECKS, RULES
+from .rules import CHECKS, RULES, Registry, Rule
 from .sources import NOTEBOOK_SUFFIX, SourceError, read_notebook, read_python
 from .target import MODERN_TORCH, Target, find_target
 
 SKIPPED_DIRS = {".venv", "venv", "__pycache__", "node_modules", "site-packages"}
 CHECKED_SUFFIXES = (".py", NOTEBOOK_SUFFIX)
+#: What ``rules=`` takes: family modules, or `Rule`s and their marked check functions.
+ExtraRules = Iterable[ModuleType | Rule | Callable[..., None]]
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+\d+(?:\s*,\s*[A-Za-z]+\d+)*))?", re.I)
 
 
@@ -71,8 +74,11 @@ class Finding:
         }
 
 
-def parse_codes(spec: str | Iterable[str] | None) -> tuple[str, ...] | None:
-    """Normalise ``"TW001,TW01"`` or an iterable of codes; validate each as a rule prefix."""
+def parse_codes(
+    spec: str | Iterable[str] | None, rules: Mapping[str, Rule] = RULES
+) -> tuple[str, ...] | None:
+    """Normalise ``"TW001,TW01"`` or an iterable of codes; validate each as a prefix of a
+    code in ``rules``."""
     if spec is None:
         return None
     items = spec.split(",") if isinstance(spec, str) else list(spec)
@@ -80,8 +86,8 @@ def parse_codes(spec: str | Iterable[str] | None) -> tuple[str, ...] | None:
     for code in codes:
         if code in {"ALL", "TW"}:
             continue
-        if not any(rule.startswith(code) for rule in RULES):
-            known = ", ".join(RULES)
+        if not any(rule.startswith(code) for rule in rules):
+            known = ", ".join(rules)
             raise UsageError(f"unknown rule code {code!r}; known codes: {known}")
     return codes
 
@@ -105,6 +111,13 @@ def _suppressed(line_text: str, code: str) -> bool:
     return code in {c.strip().upper() for c in codes.split(",")}
 
 
+def with_rules(rules: ExtraRules = ()) -> Registry:
+    """The built-in checks, plus ``rules`` (family modules, or `Rule`s and their check
+    functions) after them; a code defined twice is a ValueError."""
+    rules = tuple(rules)
+    return Registry([*CHECKS.families, *rules]) if rules else CHECKS
+
+
 def _target(target_torch: str | tuple[int, int] | None) -> tuple[int, int]:
     if target_torch is None:
         return MODERN_TORCH
@@ -120,13 +133,19 @@ def check_source(
     target_torch: str | tuple[int, int] | None = None,
     select: str | Iterable[str] | None = None,
     ignore: str | Iterable[str] | None = None,
+    rules: ExtraRules = (),
 ) -> list[Finding]:
     """Check one script's source text and return its findings sorted by position.
 
     ``target_torch`` is ``"X.Y"`` (default: a modern torch, >= 2.6). ``select``/``ignore``
     are code prefixes (``"TW00"`` selects TW001..TW009). Inline noqa comments are honoured.
+    ``rules``: more rules to run with the built-in ones, not in this package: family modules
+    (as under ``trainwell/doctor/rules/``), or `Rule`s and their marked check functions.
     """
-    return _check_text(text, path, _target(target_torch), parse_codes(select), parse_codes(ignore))
+    checks = with_rules(rules)
+    select_codes = parse_codes(select, checks.rules)
+    ignore_codes = parse_codes(ignore, checks.rules)
+    return _check_text(text, path, _target(target_torch), select_codes, ignore_codes, checks=checks)
 
 
 def _check_text(
@@ -137,6 +156,7 @@ def _check_text(
     ignore_codes: tuple[str, ...] | None,
     project: ProjectIndex | None = None,
     routed: list[RawFinding] | None = None,
+    checks: Registry = CHECKS,
 ) -> list[Finding]:
     """Findings of one file; with a ``project``, imports of its other files are followed and
     findings that belong in another file (a helper's forward pass) go to ``routed``."""
@@ -150,7 +170,7 @@ def _check_text(
         return [f for f in raw if _selected(f.code, select_codes, ignore_codes)]
     try:
         foreign = project.foreign_for(Path(path), tree) if project is not None else None
-        raw_findings = FileAnalysis(tree, version, CHECKS, foreign).run()
+        raw_findings = FileAnalysis(tree, version, checks, foreign).run()
     except Exception as exc:  # pragma: no cover - defensive (RecursionError included)
         # A checker bug on one odd file must not abort a CI run over a whole tree; say so
         # on stderr and treat the file as clean (precision first).
@@ -168,7 +188,7 @@ def _check_text(
         line_text = lines[raw.line - 1] if 0 < raw.line <= len(lines) else ""
         if _suppressed(line_text, raw.code):
             continue
-        severity = RULES[raw.code].severity
+        severity = checks.rules[raw.code].severity
         findings.add(Finding(path, raw.line, raw.col, raw.code, raw.message, severity))
     return sorted(findings)
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Callable, Mapping
+from types import FrameType
 from typing import Any
 
 import torch
@@ -200,17 +202,17 @@ class Context:
         where: str,
         why: str,
         fix: str,
-        switch: str,
+        switch: str | None,
         step: int | None = None,
         raise_as: type[GuardError] | None = None,
         at: FrameInfo | None = None,
     ) -> None:
         """Report a finding once per (code, where). Its source line is ``at`` (the line that
         caused it, when the guard saw it earlier: see `frame_info`), else the user's line that
-        led here."""
+        led here. ``switch``: the guard's (None: only ``guards.enabled`` turns it off)."""
         if self.reporter.seen(code, where):
             return
-        at = at or frame_info()
+        at = at or frame_info(_past_guards(sys._getframe(1)))
         finding = Finding(
             code=code,
             name=name,
@@ -220,7 +222,7 @@ class Context:
             source=at.source if at else None,
             why=why,
             fix=fix,
-            switch=switch,
+            switch=switch or "enabled",
             rank=_process_rank(),
         )
         self.reporter.report(finding, raise_as=raise_as, at=at)
@@ -235,7 +237,8 @@ class Context:
 
 
 class Guard:
-    """One bug family's detector. Override the moments you need; ``switch`` names its on/off.
+    """One bug family's detector. Override the moments you need; ``switch`` names its on/off
+    (a `GuardsConfig` field; None: on whenever the guards are, for `register_guard`).
 
     Sampling: most bug families are present on every step, so the per-step moments of a
     training window (``on_forward`` of a training forward, ``on_backward``, ``on_step_pre``,
@@ -250,7 +253,7 @@ class Guard:
     (to add hooks needed only then, and remove them after).
     """
 
-    switch = ""
+    switch: str | None = ""
     window = 1  # consecutive armed steps per ``every`` the sampled moments need
     # A value check (the bug can begin at any step: NaN, divergence, vanishing norms) is armed
     # every cycle; a structural one only in the cycles `structure_cycle` picks.
@@ -368,6 +371,14 @@ def _spread(count: int, most: int) -> list[int]:
 
 
 Hook = Callable[..., Any]
+
+
+def _past_guards(frame: FrameType) -> FrameType:
+    """The first frame from ``frame`` outwards that is not a guard's method: a registered
+    guard's code is not library code, and its finding must name the user's line."""
+    while isinstance(frame.f_locals.get("self"), Guard) and frame.f_back is not None:
+        frame = frame.f_back
+    return frame
 
 
 def _process_rank() -> int | None:

@@ -50,7 +50,7 @@ class Finding:
     source: str | None  # "file.py:42": the first frame outside torch and trainwell
     why: str  # why it quietly hurts the run
     fix: str  # what to change
-    switch: str  # the GuardsConfig field that turns this guard off
+    switch: str  # the GuardsConfig field that turns this guard off ("enabled": the guards)
     rank: int | None = None  # the process that saw it, when there are several (torchrun)
     also_on: tuple[int, ...] = ()  # the other ranks that saw it too (`merge_findings`)
 
@@ -66,7 +66,7 @@ class Finding:
         return (
             f"{on}[{self.code}] {self.name}: {self.message} [{self.where}{at}{src}]\n"
             f"  why: {self.why}\n  fix: {self.fix}\n"
-            f"  (switch off: guards.{self.switch}=false)"
+            f"  (switch off: guards.{self.switch or 'enabled'}=false)"
         )
 
 

@@ -30,38 +30,10 @@ from torch import nn
 
 from trainwell.config.guards import GuardsConfig, validate_guards
 from trainwell.guards.base import Context, ForwardRecord, Guard, first_grad_tensor, overrides
-from trainwell.guards.batchnorm import BatchNormBatchGuard
-from trainwell.guards.clipping import ClippingGuard
-from trainwell.guards.duplicates import DuplicateBatchGuard
 from trainwell.guards.finding import Finding
-from trainwell.guards.grad_norm import GradNormGuard
-from trainwell.guards.graph import EvalGraphGuard, RetainedGraphGuard
 from trainwell.guards.hooks import CallHandle, Hook, around_call, before_call
-from trainwell.guards.loss_input import LossInputGuard
-from trainwell.guards.loss_trend import AccumulationScaleGuard, LossTrendGuard
-from trainwell.guards.mode import TrainModeGuard
-from trainwell.guards.nonfinite import NonFiniteGuard
-from trainwell.guards.params import OptimizerParamsGuard
-from trainwell.guards.scheduler import SchedulerGuard
-from trainwell.guards.zero_grad import ZeroGradGuard
+from trainwell.guards.registry import guards_on
 from trainwell.observe import signals
-
-GUARDS: tuple[type[Guard], ...] = (
-    OptimizerParamsGuard,
-    ZeroGradGuard,
-    SchedulerGuard,
-    ClippingGuard,
-    LossInputGuard,
-    TrainModeGuard,
-    EvalGraphGuard,
-    RetainedGraphGuard,
-    BatchNormBatchGuard,
-    GradNormGuard,
-    DuplicateBatchGuard,
-    LossTrendGuard,
-    AccumulationScaleGuard,
-    NonFiniteGuard,  # last: skip_step rewrites gradients the others have already read
-)
 
 
 class Watch:
@@ -131,7 +103,7 @@ class Watch:
     def _open(self) -> None:
         self.closed = False
         ctx = self.ctx
-        self.guards = [cls(ctx) for cls in GUARDS if getattr(self.config, cls.switch)]
+        self.guards = [cls(ctx) for cls in guards_on(self.config)]  # registered ones too
         self._hook_forwards(True)
         ctx.handles.append(ctx.optimizer.register_step_post_hook(Hook(self._on_step_post)))
         if ctx.scaler is not None and not ctx.in_fit:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from tests.distributed.launch import env, load, torchrun_cmd
+from tests.system.distributed.launch import env, load, torchrun_cmd
 
 pytestmark = pytest.mark.slow
 

@@ -6,7 +6,7 @@ A family module (any module of this package whose name does not start with ``_``
   code, name, severity, summary, explanation and bad/good snippets shown by ``--explain``,
   ``--list-rules`` and the rule section of ``docs/doctor.md``, plus ``examples``: snippets
   with the exact findings they must give, which are the rule's tests
-  (``tests/doctor/test_rules.py`` runs them all);
+  (``tests/unit/doctor/test_rules.py`` runs them all);
 * the checks that report them: functions marked with the hook they run at,
   ``@scope_check(TW001)``, ``@file_check(...)``, ``@loss_call_check(...)``,
   ``@accumulate_check(...)`` or ``@expression_check(...)`` (see :mod:`._registry`).

@@ -160,23 +160,44 @@ def module_rules(module: ModuleType) -> list[Rule]:
     return rules
 
 
+def _contents(
+    family: ModuleType | Rule | Callable,
+) -> tuple[str, list[Rule], list[tuple[str, tuple[str, ...], Callable]]]:
+    """(name, rules, checks) of a family module, or of one `Rule` or one marked check given
+    on its own (a rule not yet in a module of this package: ``check_source(..., rules=...)``)."""
+    if isinstance(family, ModuleType):
+        return family.__name__, module_rules(family), marked_checks(family)
+    if isinstance(family, Rule):
+        return family.code, [family], []
+    mark = getattr(family, _MARK, None)
+    if mark is None:
+        raise TypeError(
+            f"{family!r} is not a rule family: pass a module, a Rule, or a check function "
+            "marked with a hook decorator (@scope_check(...), @expression_check(...), ...)"
+        )
+    return getattr(family, "__qualname__", repr(family)), [], [(*mark, family)]
+
+
 # -- the registry -------------------------------------------------------------------------
 class Registry:
-    """The rules and checks of a set of family modules.
+    """The rules and checks of a set of family modules (or of rules and checks given one by
+    one, see `_contents`).
 
     It is the :class:`~trainwell.doctor.analysis.Checks` the analysis is handed: each hook
-    runs the checks registered for it, family by family in module-name order.
+    runs the checks registered for it, family by family in the order given.
     """
 
-    def __init__(self, families: Iterable[ModuleType]) -> None:
+    def __init__(self, families: Iterable[ModuleType | Rule | Callable]) -> None:
+        self.families = tuple(families)
         rules: dict[str, Rule] = {}
         checks: dict[str, list[Callable]] = {hook: [] for hook in HOOKS}
         reported: set[str] = set()
-        for module in families:
-            for rule in module_rules(module):
+        for family in self.families:
+            name, family_rules, family_checks = _contents(family)
+            for rule in family_rules:
                 if rules.setdefault(rule.code, rule) is not rule:
-                    raise ValueError(f"{module.__name__}: rule {rule.code} is defined twice")
-            for hook, codes, check in marked_checks(module):
+                    raise ValueError(f"{name}: rule {rule.code} is defined twice")
+            for hook, codes, check in family_checks:
                 checks[hook].append(check)
                 reported.update(codes)
         unknown = reported - set(rules)

@@ -1,0 +1,182 @@
+"""Score ``trainwell doctor`` against the hand labels of the real-world corpus.
+
+For every script of manifest.json that is available (files/ for stored ones, cache/ for the
+ones fetch.py downloads) the doctor is run twice, through the same code path as the CLI
+(``trainwell.doctor.check_paths``): once with ``--target-torch 2.5`` (TW016 applies) and once
+with the doctor's built-in default target (torch 2.6, where TW016 is off). Findings are matched
+to labels of the same code whose line is within +-2 (each label and each finding is used at
+most once, closest pairs first). Prints precision/recall per rule and overall, then every false
+positive and false negative.
+
+    python tests/system/doctor/real/score.py
+    python tests/system/doctor/real/score.py --json results.json
+    python tests/system/doctor/real/score.py --target 2.5 --quiet
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from trainwell.doctor import check_paths
+
+HERE = Path(__file__).resolve().parent
+TOLERANCE = 2
+# TW016 (torch.load without weights_only) only exists for a target torch older than 2.6, where
+# the default is the full unpickler: at 2.6+ its labels are not expected findings.
+VERSION_BOUND = {"TW016": (2, 6)}
+# The doctor's built-in default (a modern torch): what `trainwell doctor` uses for a script
+# outside any project. Run from this repository without --target-torch the CLI would instead
+# take the torch floor of trainwell's own pyproject.toml (torch>=2.4), i.e. the 2.5 table.
+DEFAULT_TARGET = "2.6"
+
+
+@dataclass
+class Item:
+    id: str
+    line: int
+    code: str
+    text: str  # the finding's message (false positives) or the label's note (false negatives)
+
+
+def script_path(entry: dict) -> Path:
+    if entry["stored"]:
+        return HERE / "files" / entry["file"]
+    return HERE / "cache" / f"{entry['id']}.py"
+
+
+def match(labels: list[dict], findings: list) -> tuple[list, list, list]:
+    """Pair labels and findings of the same code within TOLERANCE lines, closest first."""
+    pairs = []
+    for li, label in enumerate(labels):
+        for fi, finding in enumerate(findings):
+            distance = abs(label["line"] - finding.line)
+            if label["code"] == finding.code and distance <= TOLERANCE:
+                pairs.append((distance, li, fi))
+    used_labels: set[int] = set()
+    used_findings: set[int] = set()
+    matched = []
+    for _, li, fi in sorted(pairs):
+        if li not in used_labels and fi not in used_findings:
+            used_labels.add(li)
+            used_findings.add(fi)
+            matched.append((labels[li], findings[fi]))
+    missed = [label for i, label in enumerate(labels) if i not in used_labels]
+    extra = [finding for i, finding in enumerate(findings) if i not in used_findings]
+    return matched, missed, extra
+
+
+def score(manifest: list[dict], labels: dict, target: str) -> dict:
+    per_rule: dict[str, dict[str, int]] = defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0})
+    false_positives: list[Item] = []
+    false_negatives: list[Item] = []
+    scored, skipped = [], []
+    for entry in manifest:
+        path = script_path(entry)
+        if not path.exists():
+            skipped.append(entry["id"])
+            continue
+        scored.append(entry)
+        expected = [
+            label for label in labels[entry["id"]]["labels"] if applies(label["code"], target)
+        ]
+        findings = check_paths([path], target_torch=target)
+        matched, missed, extra = match(expected, findings)
+        for label, _ in matched:
+            per_rule[label["code"]]["tp"] += 1
+        for label in missed:
+            per_rule[label["code"]]["fn"] += 1
+            false_negatives.append(Item(entry["id"], label["line"], label["code"], label["note"]))
+        for finding in extra:
+            per_rule[finding.code]["fp"] += 1
+            false_positives.append(Item(entry["id"], finding.line, finding.code, finding.message))
+    totals = {k: sum(r[k] for r in per_rule.values()) for k in ("tp", "fp", "fn")}
+    return {
+        "target_torch": target,
+        "scripts": len(scored),
+        "repositories": len({e["repo"] for e in scored}),
+        "skipped_missing": skipped,
+        "per_rule": {
+            code: dict(per_rule[code], **ratios(per_rule[code])) for code in sorted(per_rule)
+        },
+        "overall": dict(totals, **ratios(totals)),
+        "false_positives": [asdict(i) for i in false_positives],
+        "false_negatives": [asdict(i) for i in false_negatives],
+    }
+
+
+def applies(code: str, target: str) -> bool:
+    bound = VERSION_BOUND.get(code)
+    return bound is None or tuple(int(p) for p in target.split(".")[:2]) < bound
+
+
+def ratios(counts: dict[str, int]) -> dict[str, float | None]:
+    tp, fp, fn = counts["tp"], counts["fp"], counts["fn"]
+    return {
+        "precision": tp / (tp + fp) if tp + fp else None,
+        "recall": tp / (tp + fn) if tp + fn else None,
+    }
+
+
+def pct(value: float | None) -> str:
+    return "   n/a" if value is None else f"{100 * value:5.1f}%"
+
+
+def report(result: dict, quiet: bool) -> None:
+    print(
+        f"\n== target torch {result['target_torch']}: {result['scripts']} scripts from "
+        f"{result['repositories']} repositories =="
+    )
+    if result["skipped_missing"]:
+        print(f"   ({len(result['skipped_missing'])} not available: run fetch.py to download them)")
+    print(
+        f"{'rule':<8}{'labels':>7}{'found':>7}{'TP':>5}{'FP':>5}{'FN':>5}{'precision':>11}{'recall':>9}"
+    )
+    rows = list(result["per_rule"].items()) + [("overall", result["overall"])]
+    for code, r in rows:
+        print(
+            f"{code:<8}{r['tp'] + r['fn']:>7}{r['tp'] + r['fp']:>7}{r['tp']:>5}{r['fp']:>5}"
+            f"{r['fn']:>5}{pct(r['precision']):>11}{pct(r['recall']):>9}"
+        )
+    if quiet:
+        return
+    for title, key in (
+        ("false positives", "false_positives"),
+        ("false negatives", "false_negatives"),
+    ):
+        print(f"\n-- {title} ({len(result[key])}) --")
+        for item in result[key]:
+            print(f"{item['code']}  {item['id']}.py:{item['line']}  {item['text']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON here")
+    parser.add_argument(
+        "--target",
+        action="append",
+        help="torch version(s) to score (default: 2.5 and the doctor's default, 2.6)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="tables only, no FP/FN lists")
+    args = parser.parse_args(argv)
+
+    manifest = json.loads((HERE / "manifest.json").read_text(encoding="utf-8"))
+    labels = json.loads((HERE / "labels.json").read_text(encoding="utf-8"))
+    missing = [e["id"] for e in manifest if e["id"] not in labels]
+    if missing:
+        print(f"entries without labels: {missing}", file=sys.stderr)
+        return 2
+    results = [score(manifest, labels, t) for t in args.target or ["2.5", DEFAULT_TARGET]]
+    for result in results:
+        report(result, args.quiet)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

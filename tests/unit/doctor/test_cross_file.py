@@ -1,0 +1,401 @@
+"""Facts across the files of one run (imports of sibling modules), and trainwell's fit()."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from trainwell.doctor import check_paths, check_source
+
+ROOT = Path(__file__).resolve().parents[3]
+
+MODEL = """
+import torch.nn.functional as F
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(10, 3)
+
+    def forward(self, x):
+        return F.softmax(self.fc(x), dim=1)
+
+
+class SeqNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(10, 3), nn.Softmax(dim=1))
+
+    def forward(self, x):
+        return self.body(x)
+
+
+class Plain(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(10, 3)
+
+    def forward(self, x):
+        return self.fc(x)
+"""
+
+TRAIN = """
+import torch
+from torch import nn
+
+from {module} import {cls}
+
+model = {cls}()
+criterion = nn.{loss}()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+"""
+LOSS_LINE = 11
+
+UTILS = """
+import torch
+
+
+def evaluate(model, loader):
+    total = 0.0
+    for x, y in loader:
+        out = model(x)
+        total += (out.argmax(1) == y).sum().item()
+    return total
+
+
+def validate(model, loader):
+    model.eval()
+    correct = 0
+    for x, y in loader:
+        out = model(x)
+        correct += (out.argmax(1) == y).sum().item()
+    model.train()
+    return correct
+
+
+@torch.no_grad()
+def safe_validate(model, loader):
+    model.eval()
+    for x, y in loader:
+        model(x)
+    model.train()
+"""
+EVALUATE_FORWARD = 7  # out = model(x) in evaluate()
+VALIDATE_FORWARD = 16  # out = model(x) in validate()
+
+EVAL_SCRIPT = """
+import torch
+from torch import nn
+
+from utils import evaluate, safe_validate, validate
+
+model = nn.Linear(10, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+criterion = nn.CrossEntropyLoss()
+for epoch in range(3):
+    model.train()
+    for x, y in train_loader:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+{evaluation}
+"""
+
+
+def write(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text.lstrip("\n"))
+    return path
+
+
+def found(paths: list[Path]) -> set[tuple[str, int, str]]:
+    return {(Path(f.path).name, f.line, f.code) for f in check_paths(paths)}
+
+
+# -- 1(a): a softmax model class defined in another file ----------------------------------
+@pytest.mark.parametrize(
+    ("cls", "loss", "code"),
+    [
+        ("Net", "CrossEntropyLoss", "TW007"),
+        ("Net", "NLLLoss", "TW009"),
+        ("SeqNet", "CrossEntropyLoss", "TW007"),  # nn.Softmax last in a Sequential
+        ("SeqNet", "NLLLoss", "TW009"),
+    ],
+)
+def test_softmax_model_from_another_file(tmp_path: Path, cls: str, loss: str, code: str) -> None:
+    write(tmp_path, "model.py", MODEL)
+    train = write(tmp_path, "train.py", TRAIN.format(module="model", cls=cls, loss=loss))
+    assert found([tmp_path]) == {("train.py", LOSS_LINE, code)}
+    # the sibling file is used even when only the script is named
+    assert found([train]) == {("train.py", LOSS_LINE, code)}
+    # one file on its own, without the project: nothing is known about Net
+    assert check_source(train.read_text(), str(train)) == []
+
+
+def test_model_without_softmax_from_another_file(tmp_path: Path) -> None:
+    write(tmp_path, "model.py", MODEL)
+    write(tmp_path, "train.py", TRAIN.format(module="model", cls="Plain", loss="CrossEntropyLoss"))
+    assert found([tmp_path]) == set()
+
+
+def test_import_module_and_attribute(tmp_path: Path) -> None:
+    write(tmp_path, "model.py", MODEL)
+    script = """
+import torch
+import torch.nn.functional as F
+
+import model as M
+
+net = M.Net()
+plain = M.Plain()
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = F.nll_loss(net(x), y) + F.cross_entropy(plain(x), y)
+    loss.backward()
+    optimizer.step()
+"""
+    write(tmp_path, "train.py", script)
+    assert found([tmp_path]) == {("train.py", 11, "TW009")}
+
+
+def test_relative_import_in_a_package(tmp_path: Path) -> None:
+    pkg = tmp_path / "proj"
+    write(pkg, "__init__.py", "")
+    write(pkg, "models.py", MODEL)
+    train = write(pkg, "train.py", TRAIN.format(module=".models", cls="Net", loss="NLLLoss"))
+    assert found([train]) == {("train.py", LOSS_LINE, "TW009")}
+    # an absolute import through the package, resolved among the checked files
+    other = write(
+        tmp_path / "scripts",
+        "run.py",
+        TRAIN.format(module="proj.models", cls="SeqNet", loss="CrossEntropyLoss"),
+    )
+    assert found([pkg, other]) == {
+        ("train.py", LOSS_LINE, "TW009"),
+        ("run.py", LOSS_LINE, "TW007"),
+    }
+    assert found([other]) == set()  # proj/ neither checked nor a sibling: unknown
+
+
+def test_subclass_of_an_imported_module_class(tmp_path: Path) -> None:
+    write(tmp_path, "base.py", MODEL)
+    write(
+        tmp_path,
+        "model.py",
+        "import torch.nn.functional as F\nfrom base import Plain\n\n\n"
+        "class Head(Plain):\n    def forward(self, x):\n        return F.softmax(x, 1)\n",
+    )
+    write(tmp_path, "train.py", TRAIN.format(module="model", cls="Head", loss="CrossEntropyLoss"))
+    assert found([tmp_path]) == {("train.py", LOSS_LINE, "TW007")}
+
+
+def test_local_definition_shadows_the_import(tmp_path: Path) -> None:
+    write(tmp_path, "model.py", MODEL)
+    script = TRAIN.format(module="model", cls="Net", loss="CrossEntropyLoss").replace(
+        "model = Net()", "Net = make_net\nmodel = Net()"
+    )
+    write(tmp_path, "train.py", script)
+    assert found([tmp_path]) == set()
+
+
+def test_import_cycle_is_safe(tmp_path: Path) -> None:
+    write(
+        tmp_path, "a.py", "from b import helper\n\n\ndef other(model):\n    return helper(model)\n"
+    )
+    write(
+        tmp_path, "b.py", "from a import other\n\n\ndef helper(model):\n    return other(model)\n"
+    )
+    write(tmp_path, "self_import.py", "import self_import\nfrom self_import import x\nx = 1\n")
+    assert found([tmp_path]) == set()
+
+
+# -- 1(b): an evaluation helper of another file --------------------------------------------
+def test_helper_forward_after_callers_eval_is_reported_in_the_helper(tmp_path: Path) -> None:
+    write(tmp_path, "utils.py", UTILS)
+    evaluation = "    model.eval()\n    acc = evaluate(model, val_loader)\n"
+    write(tmp_path, "train.py", EVAL_SCRIPT.format(evaluation=evaluation))
+    assert found([tmp_path]) == {("utils.py", EVALUATE_FORWARD, "TW012")}
+
+
+def test_helper_that_calls_eval_itself(tmp_path: Path) -> None:
+    write(tmp_path, "utils.py", UTILS)
+    evaluation = "    validate(model, val_loader)\n    safe_validate(model, val_loader)\n"
+    write(tmp_path, "train.py", EVAL_SCRIPT.format(evaluation=evaluation))
+    assert found([tmp_path]) == {("utils.py", VALIDATE_FORWARD, "TW012")}
+    # the helper alone: never called in its own file, so nothing (as within one file)
+    assert found([tmp_path / "utils.py"]) == set()
+
+
+def test_helper_outside_the_checked_paths_is_reported_at_the_call(tmp_path: Path) -> None:
+    write(tmp_path, "utils.py", UTILS)
+    evaluation = "    model.eval()\n    acc = evaluate(model, val_loader)\n    validate(model, x)\n"
+    train = write(tmp_path, "train.py", EVAL_SCRIPT.format(evaluation=evaluation))
+    findings = check_paths([train])
+    assert {(f.line, f.code) for f in findings} == {(17, "TW012"), (18, "TW012")}
+    assert all("utils.py" in f.message for f in findings)
+
+
+def test_helper_called_under_no_grad_is_fine(tmp_path: Path) -> None:
+    write(tmp_path, "utils.py", UTILS)
+    evaluation = (
+        "    model.eval()\n    with torch.no_grad():\n"
+        "        acc = evaluate(model, val_loader)\n        validate(model, val_loader)\n"
+    )
+    write(tmp_path, "train.py", EVAL_SCRIPT.format(evaluation=evaluation))
+    assert found([tmp_path]) == set()
+
+
+def test_helper_in_train_mode_is_fine(tmp_path: Path) -> None:
+    write(tmp_path, "utils.py", UTILS)
+    write(tmp_path, "train.py", EVAL_SCRIPT.format(evaluation="    evaluate(model, val_loader)\n"))
+    assert found([tmp_path]) == set()
+
+
+def test_routed_finding_honours_noqa_and_ignore_of_the_helper(tmp_path: Path) -> None:
+    utils = UTILS.replace(
+        "        out = model(x)\n        total",
+        "        out = model(x)  # noqa: TW012\n        total",
+        1,
+    )
+    write(tmp_path, "utils.py", utils)
+    evaluation = "    model.eval()\n    acc = evaluate(model, val_loader)\n    validate(model, x)\n"
+    write(tmp_path, "train.py", EVAL_SCRIPT.format(evaluation=evaluation))
+    assert found([tmp_path]) == {("utils.py", VALIDATE_FORWARD, "TW012")}
+    assert check_paths([tmp_path], ignore="TW012") == []
+
+
+def test_cross_file_mode_leak(tmp_path: Path) -> None:
+    # a helper of another file that leaves the model in eval() before the next epoch trains
+    write(tmp_path, "utils.py", "def freeze(model):\n    model.eval()\n")
+    script = EVAL_SCRIPT.format(evaluation="    freeze(model)\n").replace("    model.train()\n", "")
+    script = script.replace("evaluate, safe_validate, validate", "freeze")
+    write(tmp_path, "train.py", script)
+    assert found([tmp_path]) == {("train.py", 15, "TW010")}
+    write(tmp_path, "utils.py", "def freeze(model):\n    model.eval()\n    model.train()\n")
+    assert found([tmp_path]) == set()
+
+
+# -- 2: trainwell's fit(step_fn=...) --------------------------------------------------------
+STEP_BAD = """
+import torch.nn.functional as F
+
+import trainwell as tw
+
+history = []
+
+
+def step(model, batch):
+    x, y = batch
+    model.eval()
+    loss = F.cross_entropy(model(x), y)
+    history.append(loss)
+    return loss
+
+
+my_step = step
+result = tw.fit(model, data, step_fn=my_step)
+"""
+
+STEP_OK = """
+import torch
+import torch.nn.functional as F
+
+from trainwell import fit
+
+history = []
+
+
+def step(model, batch):
+    x, y = batch
+    model.eval()
+    with torch.no_grad():
+        teacher_out = model(x)
+    model.train()
+    loss = F.cross_entropy(model(x), y)
+    history.append(loss.item())
+    parts = []
+    parts.append(loss)
+    with torch.no_grad():
+        history.append(loss)
+    return loss
+
+
+def not_a_step(model, batch):
+    history.append(F.cross_entropy(model(batch[0]), batch[1]))
+
+
+result = fit(model, data, step_fn=step)
+fit(model, data, step_fn=lambda model, batch: F.cross_entropy(model(batch[0]), batch[1]))
+"""
+
+
+def test_step_fn_eval_and_kept_loss(tmp_path: Path) -> None:
+    path = write(tmp_path, "fit_bad.py", STEP_BAD)
+    findings = check_paths([path])
+    assert {(f.line, f.code) for f in findings} == {(10, "TW010"), (12, "TW011")}
+    assert all("step_fn" in f.message for f in findings)
+
+
+def test_step_fn_in_a_function_with_a_nested_step(tmp_path: Path) -> None:
+    script = (
+        "import trainwell\n\n\ndef main(model, data):\n    losses = []\n\n"
+        "    def step_fn(model, batch):\n        loss = model(batch).loss\n"
+        "        losses.append(loss)\n        return loss\n\n"
+        "    trainwell.fit(model, data, step_fn=step_fn)\n"
+    )
+    assert {(f.line, f.code) for f in check_source(script)} == {(9, "TW011")}
+
+
+def test_step_fn_negatives(tmp_path: Path) -> None:
+    assert check_paths([write(tmp_path, "fit_ok.py", STEP_OK)]) == []
+    # the same function, not given to fit(): no loop, so nothing is kept across iterations
+    not_passed = STEP_BAD.replace("result = tw.fit(model, data, step_fn=my_step)\n", "")
+    assert check_source(not_passed) == []
+
+
+STRATEGY = """
+import torch
+import trainwell as tw
+
+precision = tw.Precision("fp16", "cuda")
+for epoch in range(3):
+    for step, (x, y) in enumerate(loader):
+        loss = criterion(model(x), y){divide}
+        strategy.backward(loss, precision, model, last=True)
+        if (step + 1) % 4 == 0:
+            precision.unscale_(optimizer){clip}
+            precision.step(optimizer)
+            optimizer.zero_grad()
+"""
+
+
+def test_strategy_backward_is_a_backward_of_the_loss() -> None:
+    clip = "\n            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)"
+    bad = STRATEGY.format(divide="", clip=clip).replace("precision.unscale_(optimizer)", "pass")
+    assert {(f.line, f.code) for f in check_source(bad)} == {(9, "TW017"), (12, "TW006")}
+    good = STRATEGY.format(divide=" / 4", clip=clip)
+    assert check_source(good) == []
+
+
+def test_docs_examples_and_readme_are_clean() -> None:
+    examples = sorted((ROOT / "docs" / "examples").glob("*.py"))
+    assert examples
+    for path in examples:
+        assert check_source(path.read_text(), str(path)) == [], path
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    assert blocks
+    for block in blocks:
+        assert check_source(block) == [], block
