@@ -174,7 +174,7 @@ class TrainStep:
             self.strategy.sync_gradients(slot.parameters)
         self.precision.unscale_(slot.optimizer)  # clip the true gradients, not fp16-scaled ones
         grad_norm = self.strategy.clip(slot.clipping, slot.parameters)
-        self._drop_if_nonfinite(grad_norm, slot.parameters)  # guards.nonfinite=skip_step
+        self.drop_if_nonfinite(grad_norm, slot.parameters)  # guards.nonfinite=skip_step
         lr = slot.optimizer.param_groups[-1]["lr"]  # the LR this update uses
         # False when GradScaler skipped inf/NaN; the loss scale moves once, after every slot
         stepped = self.precision.step(slot.optimizer, update_scale=False)
@@ -205,7 +205,7 @@ class TrainStep:
             logs = {k: v.detach() for k, v in logs.items()}
         return StepResult(loss, main.grad_norm, main.lr, stepped, logs)
 
-    def _drop_if_nonfinite(self, grad_norm: torch.Tensor, parameters: list[torch.Tensor]) -> None:
+    def drop_if_nonfinite(self, grad_norm: torch.Tensor, parameters: list[torch.Tensor]) -> None:
         """With ``skip_nonfinite`` set, an update whose gradient norm is inf/NaN changes no
         weight: "device" zeroes the gradients where the flag is set, without a host read
         (momentum and Adam's moments still decay that step); "exact" reads the flag (one sync

@@ -60,8 +60,11 @@ def test_an_offline_run_holds_the_config_and_the_logged_metrics(tmp_path, monkey
             history.append(
                 {i.key or "/".join(i.nested_key): json.loads(i.value_json) for i in items}
             )
+        # the config comes with the run record, or (the SDK's timing) in a config record
         if kind == "run":
-            config_seen = {u.key: json.loads(u.value_json) for u in record.run.config.update}
+            config_seen.update({u.key: json.loads(u.value_json) for u in record.run.config.update})
+        if kind == "config":
+            config_seen.update({u.key: json.loads(u.value_json) for u in record.config.update})
     assert config_seen["optim"]["lr"] == 0.001 and config_seen["train"]["max_epochs"] == 2
     val = [h["epoch/val_loss"] for h in history if "epoch/val_loss" in h]
     assert val == pytest.approx([h["val_loss"] for h in result.history])
