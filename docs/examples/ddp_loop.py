@@ -12,8 +12,8 @@ from torch import nn
 
 import trainwell as tw
 from trainwell.config.sections import OptimConfig
-from trainwell.strategy.registry import choose_strategy
 from trainwell.strategy.process import process_group
+from trainwell.strategy.registry import choose_strategy
 
 with process_group():  # started from torchrun's environment; barrier + destroy at the end
     name = sys.argv[1] if len(sys.argv) > 1 else "auto"  # auto: one process, or ddp
