@@ -9,6 +9,7 @@ import dataclasses
 import json
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +29,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"recipe {loaded.recipe!r} has no {args.split} data to evaluate on"
             + ("; try --split val" if args.split == "test" else "")
         )
-    metrics = evaluate(
-        job.model,
-        data,
-        loss=job.loss,
-        metrics=job.metrics,
-        step_fn=job.val_step_fn,  # what fit() validated with: the same numbers
-        device=loaded.config.run.device,
-        precision=loaded.config.train.precision,
-        weight_by=loaded.config.train.weight_by,
-    )
+    sets = data if isinstance(data, Mapping) else {None: data}  # several named sets, or one
+    metrics = {}
+    for name, one_set in sets.items():
+        values = evaluate(
+            job.model,
+            one_set,
+            loss=job.loss,
+            metrics=job.metrics,
+            step_fn=job.val_step_fn,  # what fit() validated with: the same numbers
+            device=loaded.config.run.device,
+            precision=loaded.config.train.precision,
+            weight_by=loaded.config.train.weight_by,
+        )
+        # fit()'s names: val_loss, or val_<set>_loss with several sets
+        metrics.update({(k if name is None else f"{name}_{k}"): v for k, v in values.items()})
     print(
         json.dumps(
             {

@@ -8,7 +8,7 @@ import re
 
 from trainwell.config.compile import CompileSettings
 from trainwell.config.guards import validate_guards
-from trainwell.config.sections import Config
+from trainwell.config.sections import Config, duration_seconds
 from trainwell.errors import ConfigError
 
 _POSITIVE = {
@@ -39,6 +39,7 @@ _NON_NEGATIVE = {
 _POSITIVE_OR_NULL = (
     "data.eval_batch_size",
     "train.max_steps",
+    "train.eval_every_steps",
     "early_stop.patience",
     "checkpoint.every_epochs",
     "checkpoint.every_steps",
@@ -86,6 +87,7 @@ def validate_config(config: Config) -> Config:
         value = getattr(getattr(config, section), name)
         if value is not None and not value > 0:
             raise ConfigError(f"{key}={value!r} must be > 0")
+    duration_seconds(config.train.max_time)  # 2h, 90m, 45s or seconds
     profile = config.profile
     for name, low in (("wait", 0), ("warmup", 0), ("active", 1)):
         if getattr(profile, name) < low:

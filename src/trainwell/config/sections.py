@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -96,6 +97,11 @@ class TrainConfig:
     max_steps: int | None = option(
         None, "stop after this many optimizer steps (sets schedule length)"
     )
+    max_time: float | str | None = option(
+        None,
+        "wall-time limit of this fit() call: 2h, 90m, 45s, 1h30m or seconds; when it is up the "
+        "run saves and stops (exit 0; --resume auto goes on, with a new limit); null: none",
+    )
     accumulate_steps: int = option(1, "micro-batches per optimizer step (gradient accumulation)")
     weight_by: str | None = option(
         None, "batch key with a per-batch count (e.g. num_tokens) to weight by"
@@ -117,6 +123,11 @@ class TrainConfig:
     )
     clip_value: float | None = option(None, "clamp each gradient element to [-v, v]; null: off")
     eval_every: int = option(1, "epochs between validations")
+    eval_every_steps: int | None = option(
+        None,
+        "validate every N optimizer steps instead of at epoch ends (and at the end of the "
+        "run); patience counts these evaluations; null: per epoch (train.eval_every)",
+    )
     freeze: str | None = option(
         None, "modules (dotted paths, comma-separated) frozen for train.freeze_epochs"
     )
@@ -136,6 +147,31 @@ class TrainConfig:
         "activation checkpointing of these blocks (dotted paths, comma-separated; a ModuleList "
         "means each child; auto: model.blocks/layers/h...): recomputed in backward, less memory",
     )
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)\s*([dhms])")
+_SECONDS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
+
+
+def duration_seconds(value: float | str | None, key: str = "train.max_time") -> float | None:
+    """``value`` in seconds: a number, or ``2h``, ``90m``, ``45s``, ``1h30m``, ``1d``; None
+    stays None. A `ConfigError` naming ``key`` and an example otherwise."""
+    if value is None:
+        return None
+    seconds: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = float(value)
+    elif isinstance(value, str):
+        text = value.strip().lower().replace(" ", "")
+        parts = _DURATION.findall(text)
+        if parts and "".join(f"{n}{u}" for n, u in parts) == text:
+            seconds = sum(float(n) * _SECONDS[u] for n, u in parts)
+    if seconds is None or not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigError(
+            f"{key}={value!r} is not a positive duration; write e.g. {key}=2h, 90m, 45s, "
+            "1h30m or a number of seconds (or null for no limit)"
+        )
+    return seconds
 
 
 @dataclass(frozen=True)

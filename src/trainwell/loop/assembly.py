@@ -34,14 +34,14 @@ from trainwell.loop.builders import (
     prepare_strategy,
 )
 from trainwell.loop.meter import Meter
-from trainwell.loop.monitor import BestWeights, Monitor
+from trainwell.loop.monitor import BestWeights, Monitor, check_monitor, default_monitor
 from trainwell.loop.observers import default_observers, fit_info, stateful_observers
 from trainwell.loop.result import FitResult
 from trainwell.loop.resume import elastic_resume, load_resume_state
 from trainwell.loop.run_state import Counters, History, RunLength
 from trainwell.loop.saves import Saves
-from trainwell.loop.stops import Stops
-from trainwell.loop.validator import Validator, build_validator
+from trainwell.loop.stops import Stops, TimeLimit
+from trainwell.loop.validator import Validator, build_validator, validation_sets
 from trainwell.observe.base import FitInfo, Observer
 from trainwell.parts.accumulation import Accumulation
 from trainwell.parts.compile import CompiledForward, compiled_forward
@@ -112,7 +112,7 @@ class Run:
         ):
             if compiled is not None:
                 self.observers.append(compiled)  # times the steady steps between logs
-            stops = Stops(self.strategy, preemption, self.observers)
+            stops = Stops(self.strategy, preemption, self.observers, TimeLimit(cfg.train.max_time))
             yield Scope(stops, preemption, compiled, kernels, findings)
 
     def resume_if_asked(self) -> None:
@@ -182,6 +182,8 @@ def assemble(
 ) -> Run:
     """Build every part of a `fit()` call from the config and `fit()`'s arguments."""
     seed_everything(cfg.run.seed, cfg.run.deterministic)
+    # several validation sets: monitor.metric=val_loss means the first set's loss
+    cfg = default_monitor(cfg, list(validation_sets(val_data)))
     # one strategy, built once; the model on its device before any optimizer holds it
     strategy, trained = prepare_strategy(strategy, model, cfg, device)
     model_loss = loss is None  # no loss of the user's: the model's own may serve (HF), else CE
@@ -207,6 +209,7 @@ def assemble(
     precision = Precision(cfg.train.precision, strategy.device)
     step.bind(precision, strategy, trained, skip_nonfinite=nonfinite_skip(cfg.guards))
     validator = build_validator(model, val_data, cfg, step, loss_fn, metrics, model_loss)
+    check_monitor(cfg.monitor, validator.names())  # a val_ name no set gives: said now
     ema = build_ema(cfg.train.ema_decay, model, strategy)
     counters, history = Counters(), History()
     flops = StepFlops(strategy.device, step.precision.dtype)  # counted once, on one step (MFU)

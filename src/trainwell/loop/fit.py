@@ -82,8 +82,18 @@ def fit(
                 # ── report: facts stay on the device; host sync every log_every steps ──
                 report = meter.record(window, result, counters, values)
                 _emit(run.observers, "on_step_end", report)
-                stop = scope.stops.after_step()  # a signal or an observer: every rank stops
-                saves.after_step(result.stepped, stop)  # checkpoint.every_steps, and at a stop
+                stop = scope.stops.after_step()  # a signal, an observer, train.max_time
+                evaluation = None  # train.eval_every_steps: before the step's save (resume)
+                if run.validator.due_after_step(counters.step, result.stepped, length):
+                    evaluation = {
+                        "kind": "eval",
+                        "epoch": counters.epoch + 1,
+                        "step": counters.step,
+                    }
+                    stop = _validate(run, evaluation) or stop  # best, early stopping
+                    _record_evaluation(run, evaluation)
+                # checkpoint.every_steps, a new best of this step's evaluation, and at a stop
+                saves.after_step(result.stepped, stop, evaluation)
                 if stop or counters.step >= length.max_steps:
                     break
             if stop:
@@ -93,12 +103,11 @@ def fit(
             record = counters.end_epoch(length, meter.epoch_values())  # "partial" if cut short
             evaluated = run.validator.due(record["epoch"], counters.finished(length))
             if evaluated:
-                with run.ema.applied():  # train.ema_decay: the average is what is validated
-                    record.update(run.validator())
+                stop = _validate(run, record)  # best, early stopping
                 _emit(run.observers, "on_eval_end", _frozen(record), step=counters.step,
                       epoch=record["epoch"])  # fmt: skip
-                step.optimizers.after_eval(record)  # only a plateau schedule reads the metric
-            stop = run.monitor.judge(record, evaluated=evaluated)  # best, early stopping
+            else:
+                stop = run.monitor.judge(record, evaluated=False)
             if not record.get("partial"):
                 step.optimizers.after_epoch(counters.epoch)
             record.update(lr=meter.last_lr, time_s=round(meter.elapsed(), 3))
@@ -111,6 +120,24 @@ def fit(
             if stop:
                 break
     return run.finish(stop, scope)
+
+
+def _validate(run: Any, record: dict[str, Any]) -> str | None:
+    """Validate into ``record`` (every set; the EMA's weights with ``train.ema_decay``), let a
+    plateau schedule read it, and judge it: ``record["best"]``, and why to stop early, if so."""
+    with run.ema.applied():  # train.ema_decay: the average is what is validated
+        record.update(run.validator())
+    run.step.optimizers.after_eval(record)  # only a plateau schedule reads the metric
+    return run.monitor.judge(record, evaluated=True)
+
+
+def _record_evaluation(run: Any, record: dict[str, Any]) -> None:
+    """An evaluation between epoch ends joins the history and reaches the observers (the
+    logs write it as ``kind: eval``, keyed by its step)."""
+    record.update(lr=run.meter.last_lr, time_s=round(run.meter.elapsed(), 3))
+    run.history.records.append(record)
+    _emit(run.observers, "on_eval_end", _frozen(record), step=record["step"],
+          epoch=record["epoch"])  # fmt: skip
 
 
 def _emit(observers: Iterable[Observer], moment: str, *args: Any, **kwargs: Any) -> None:

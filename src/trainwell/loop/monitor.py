@@ -9,16 +9,37 @@ the best. The parts are usable alone in a loop of your own.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
 import torch
 
 from trainwell.config.sections import Config, MonitorConfig
-from trainwell.errors import CheckpointError, warn_at_user
+from trainwell.errors import CheckpointError, ConfigError, warn_at_user
 from trainwell.state.checkpoint import load_checkpoint, verify
 from trainwell.state.checkpointer import restore
 from trainwell.state.weights import unwrap_model
+
+
+def default_monitor(cfg: Config, set_names: list[str | None]) -> Config:
+    """``cfg`` with ``monitor.metric=val_loss`` read as the first validation set's loss
+    (``val_<first>_loss``) when ``fit(val_data=...)`` names several sets."""
+    if cfg.monitor.metric != "val_loss" or not set_names or set_names[0] is None:
+        return cfg
+    metric = f"val_{set_names[0]}_loss"
+    return cfg.replace(monitor=dataclasses.replace(cfg.monitor, metric=metric))
+
+
+def check_monitor(monitor: MonitorConfig, val_names: list[str]) -> None:
+    """A `ConfigError` listing the validation values when ``monitor.metric`` names a ``val_``
+    value that no validation set gives (``val_names``: what one validation gives)."""
+    metric = monitor.metric
+    if val_names and metric.startswith("val_") and metric not in val_names:
+        raise ConfigError(
+            f"monitor.metric={metric!r} is not a validation value; the validation sets give "
+            f"{', '.join(val_names)}: set monitor.metric to one of them"
+        )
 
 
 def _check_metric(metrics: Mapping[str, float], monitor: str) -> float:

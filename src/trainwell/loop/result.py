@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trainwell.loop.stops import TIME_UP
 from trainwell.parts.compile import CompileReport
 from trainwell.parts.flops import describe_throughput
 
@@ -109,13 +110,15 @@ class FitResult:
             if plots.is_dir():
                 lines.append(f"plots: {plots}")
             if self.saves:
-                lines += _next_commands(self.run_dir, self.epochs, bool(self.preempted))
+                cut_short = bool(self.preempted) or self.stop_reason.startswith(TIME_UP)
+                lines += _next_commands(self.run_dir, self.epochs, cut_short)
         return "\n".join(lines)
 
 
-def _next_commands(run_dir: Path, epochs: int, preempted: bool) -> list[str]:
-    """The commands a person types next, for this run directory."""
-    if preempted:
+def _next_commands(run_dir: Path, epochs: int, cut_short: bool) -> list[str]:
+    """The commands a person types next, for this run directory (``cut_short``: a signal or
+    ``train.max_time`` stopped it before its length: resume it)."""
+    if cut_short:
         first = [f"resume with: trainwell resume {run_dir}", "next:"]
     else:
         longer = f"trainwell resume {run_dir} --set train.max_epochs={2 * epochs}"

@@ -2,7 +2,8 @@
 after each step and each epoch; the checkpointer decides its own cadence.
 
 After a step: on ``checkpoint.every_steps`` (a step GradScaler skipped is not saved again
-under the same step number) and when the run stops. After an epoch: on
+under the same step number), when the run stops, and at a new best of an evaluation made
+after the step (``train.eval_every_steps``). After an epoch: on
 ``checkpoint.every_epochs``, at the end, and at a new best the best checkpoint must hold (held
 in memory until the next save when ``checkpoint.min_interval_s`` says not yet).
 """
@@ -31,10 +32,21 @@ class Saves:
         self.save = functools.partial(checkpointer.save, state, counters, **manifest)
         self.hold = functools.partial(checkpointer.hold, state, counters, **manifest)
 
-    def after_step(self, stepped: bool, stop: str | None) -> None:
-        """Save when the step cadence says so, or when the run stops here."""
-        if (stepped and self.checkpointer.due_after_step(self.counters.step)) or stop:
-            self.save()
+    def after_step(
+        self, stepped: bool, stop: str | None, evaluation: dict[str, Any] | None = None
+    ) -> None:
+        """Save when the step cadence says so, when the run stops here, and at a new best of
+        the step's ``evaluation`` (``train.eval_every_steps``), which the save then records."""
+        new_best = evaluation is not None and self.monitor.best_save_due(evaluation)
+        cadence = stepped and self.checkpointer.due_after_step(self.counters.step)
+        # a best is due like an epoch's: now, unless checkpoint.min_interval_s says not yet
+        if cadence or stop or (new_best and self._best_due()):
+            self.save(metrics=evaluation)
+        elif new_best:  # within checkpoint.min_interval_s: copied now, written next save
+            self.hold(metrics=evaluation)
+
+    def _best_due(self) -> bool:
+        return self.checkpointer.due_after_epoch(self.counters.epoch, False, best=True)
 
     def after_epoch(self, record: dict[str, Any], *, final: bool) -> None:
         """Save on the epoch cadence, at the end (``final``), and at a new best."""

@@ -91,6 +91,10 @@ class MetricsLog(Observer):
     def on_epoch_end(self, record: dict[str, Any]) -> None:
         self._write({"kind": "epoch", **record})
 
+    def on_eval_end(self, metrics: dict[str, Any], *, step: int, epoch: int) -> None:
+        if metrics.get("kind") == "eval":  # between epoch ends (train.eval_every_steps)
+            self.on_epoch_end(metrics)
+
     def on_finding(self, finding: Any) -> None:
         self._write({"kind": "finding", **finding.as_dict()})
 

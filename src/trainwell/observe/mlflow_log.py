@@ -71,6 +71,10 @@ class MLflowLog(Observer):
             values = {k: v for k, v in record.items() if k not in {"step"}}
             self._log(metrics=_metrics("epoch", values, int(record.get("step", 0))))
 
+    def on_eval_end(self, metrics: dict[str, Any], *, step: int, epoch: int) -> None:
+        if metrics.get("kind") == "eval":  # between epoch ends (train.eval_every_steps)
+            self.on_epoch_end(metrics)
+
     def on_finding(self, finding: Any) -> None:
         if self.run_id is not None:
             self.findings += 1

@@ -4,9 +4,9 @@ Read from each run's ``metrics.jsonl`` (nothing else is needed, so finished, run
 copied runs plot alike), drawn with matplotlib (``pip install 'trainwell[plot]'``), one PNG
 per quantity with every run on the same axes:
 
-- ``loss.png``: the training loss per logged step (solid) and the validation loss per epoch
-  (dashed, at the step the epoch ended);
-- ``metrics.png``: each validation metric per epoch, one panel each;
+- ``loss.png``: the training loss per logged step (solid) and the validation loss per
+  evaluation (dashed, at its step; one line per validation set, ``val_<set>_loss``);
+- ``metrics.png``: each validation metric per evaluation, one panel each;
 - ``lr.png``, ``grad_norm.png``, ``throughput.png`` (samples/s; tokens/s when logged): per
   logged step.
 
@@ -51,7 +51,8 @@ def read_run(run_dir: str | Path) -> RunSeries:
         except json.JSONDecodeError:
             continue  # a line cut short by a crash: the rest still plots
         kind = record.get("kind")
-        target = series.steps if kind == "step" else series.epochs if kind == "epoch" else None
+        evaluation = kind in ("epoch", "eval")  # eval: between epoch ends, keyed by step
+        target = series.steps if kind == "step" else series.epochs if evaluation else None
         if target is None or "step" not in record:
             continue
         for name, value in record.items():
@@ -85,7 +86,12 @@ def plot_runs(run_dirs: list[str | Path], out_dir: str | Path) -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
+    set_losses = sorted(  # several validation sets: val_<set>_loss beside val_loss
+        {n for r in runs for n in r.epochs if _is_val_loss(n) and n != "val_loss"}
+    )
     for filename, title, ylabel, lines in PICTURES:
+        if filename == "loss.png":
+            lines = [*lines, *(("epochs", name, "--") for name in set_losses)]
         fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
         drawn = _draw(ax, runs, lines, several=len(runs) > 1)
         if drawn:
@@ -99,7 +105,7 @@ def plot_runs(run_dirs: list[str | Path], out_dir: str | Path) -> list[Path]:
             written.append(out / filename)
         plt.close(fig)
     metrics = sorted(
-        {n for r in runs for n in r.epochs if n.startswith("val_") and n != "val_loss"}
+        {n for r in runs for n in r.epochs if n.startswith("val_") and not _is_val_loss(n)}
     )
     if metrics:
         written.append(_plot_metrics(plt, runs, metrics, out / "metrics.png"))
@@ -134,6 +140,11 @@ def _plot_metrics(plt: Any, runs: list[RunSeries], metrics: list[str], path: Pat
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def _is_val_loss(name: str) -> bool:
+    """``val_loss``, or a named validation set's ``val_<set>_loss``: drawn on loss.png."""
+    return name.startswith("val_") and (name == "val_loss" or name.endswith("_loss"))
 
 
 def _positive(ax: Any) -> bool:

@@ -90,6 +90,13 @@ class Progress(Observer):
             f"({record['time_s']:.1f}s){mark}"
         )
 
+    def on_eval_end(self, metrics: dict[str, Any], *, step: int, epoch: int) -> None:
+        if metrics.get("kind") != "eval":  # an epoch's: printed with the epoch's line
+            return
+        mark = "  *best*" if metrics.get("best") else ""
+        shown = [k for k in metrics if k.startswith("val_")]
+        self._print(f"step {step:>6} (epoch {epoch})  {format_metrics(dict(metrics), shown)}{mark}")
+
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()

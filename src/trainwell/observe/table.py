@@ -42,6 +42,10 @@ class CSVLog(Observer):
     def on_epoch_end(self, record: dict[str, Any]) -> None:
         self._write({"kind": "epoch", **record})
 
+    def on_eval_end(self, metrics: dict[str, Any], *, step: int, epoch: int) -> None:
+        if metrics.get("kind") == "eval":  # between epoch ends (train.eval_every_steps)
+            self.on_epoch_end(metrics)
+
     def _write(self, record: dict[str, Any]) -> None:
         if not self._file.is_open:  # not started, or given up on a full disk
             return

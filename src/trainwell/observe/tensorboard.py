@@ -65,6 +65,10 @@ class TensorBoardLog(Observer):
                 self._writer.add_scalar(f"epoch/{name}", value, step)
         self._writer.flush()  # an epoch is visible in TensorBoard as soon as it ends
 
+    def on_eval_end(self, metrics: dict[str, Any], *, step: int, epoch: int) -> None:
+        if metrics.get("kind") == "eval":  # between epoch ends (train.eval_every_steps)
+            self.on_epoch_end(metrics)
+
     def on_finding(self, finding: Any) -> None:
         if self._writer is not None:
             about = finding.as_dict()

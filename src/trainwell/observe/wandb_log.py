@@ -55,6 +55,10 @@ class WandbLog(Observer):
             values = {k: v for k, v in record.items() if k != "step"}
             self.run.log(_numbers("epoch", values), step=int(record.get("step", 0)))
 
+    def on_eval_end(self, metrics: dict[str, Any], *, step: int, epoch: int) -> None:
+        if metrics.get("kind") == "eval":  # between epoch ends (train.eval_every_steps)
+            self.on_epoch_end(metrics)
+
     def on_finding(self, finding: Any) -> None:
         if self.run is not None:
             self.findings += 1
