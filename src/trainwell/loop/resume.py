@@ -56,6 +56,7 @@ _PRESENTATION_KEYS = {
     "run.quiet",
     "run.progress",
     "run.log_every",
+    "train.max_time",  # when this call stops, not what the run computes
     # per-batch seeds make the batches the same whatever the loader's machinery
     "data.num_workers",
     "data.pin_memory",

@@ -21,10 +21,12 @@ class TimeLimit:
     """``train.max_time``: the wall time this `fit()` call may train for, from its start. Read
     from the host clock at step boundaries (no device sync); a resumed run gets a new limit."""
 
-    def __init__(self, max_time: float | str | None, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, max_time: float | str | None, clock: Callable[[], float] | None = None
+    ) -> None:
         self.seconds, self.written = duration_seconds(max_time), max_time
-        self.clock = clock
-        self.started = clock()
+        self.clock = clock or _now
+        self.started = self.clock()
 
     def reason(self) -> str | None:
         """Why to stop now, when the time is up."""
@@ -32,6 +34,8 @@ class TimeLimit:
             return None
         return f"{TIME_UP} train.max_time={self.written} ({self.seconds:g}s)"
 
+
+_now = time.monotonic  # the clock TimeLimit reads (a test can replace it)
 
 #: How a stop reason for ``train.max_time`` begins (the summary and the next commands read it).
 TIME_UP = "time limit reached:"
