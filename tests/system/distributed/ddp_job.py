@@ -32,6 +32,16 @@ class SlowOnSignal(tw.Observer):
         time.sleep(0.02)  # a workload, not a wait for anything: long enough to be signalled
 
 
+class StepWork(tw.Observer):
+    """Each step takes ``seconds`` longer (a workload for train.max_time to cut)."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+
+    def on_step_end(self, report):
+        time.sleep(self.seconds)  # a workload, not a wait for anything
+
+
 def full_weights(model):
     """The whole weights on CPU (gathered from the shards under FSDP)."""
     if any(hasattr(p, "full_tensor") for p in model.parameters()):
@@ -84,6 +94,10 @@ def main():
     parser.add_argument("--dataloader", action="store_true")  # the user's own DataLoader
     parser.add_argument("--log-values", action="store_true")  # tw.log, names differing by rank
     parser.add_argument("--tokens", action="store_true")  # ignored labels, weight_by=num_tokens
+    parser.add_argument("--val-sets", action="store_true")  # two named validation sets
+    parser.add_argument("--max-time", default=None)  # train.max_time
+    parser.add_argument("--eval-every-steps", type=int, default=None)  # train.eval_every_steps
+    parser.add_argument("--step-sleep", type=float, default=0.0)  # seconds of work per step
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -94,6 +108,11 @@ def main():
     if args.softmax_on_rank == int(os.environ.get("RANK", "0")):
         model.append(nn.Softmax(dim=-1))  # probabilities into CrossEntropyLoss, on this rank
     observers = [SlowOnSignal(args.pid_dir)] if args.pid_dir else []
+    if args.step_sleep:
+        observers.append(StepWork(args.step_sleep))
+    val = (x[192:], y[192:])
+    if args.val_sets:  # the second set: the same samples, noisier
+        val = {"clean": val, "noisy": (x[192:] + torch.randn(64, 8, generator=g), y[192:])}
     train = (x[:192], y[:192])
     if args.dataloader:  # in order: one process's batch 2B holds the two ranks' batches B
         dataset = torch.utils.data.TensorDataset(*train)
@@ -108,7 +127,7 @@ def main():
         result = tw.fit(
             model,
             train,
-            (x[192:], y[192:]),
+            val,
             step_fn=logging_rank_values if args.log_values else None,
             metrics=["accuracy"],
             observers=observers,
@@ -125,6 +144,8 @@ def main():
                     "accumulate_steps": args.accumulate,
                     "clip_norm": args.clip,
                     "weight_by": "num_tokens" if args.tokens else None,
+                    "max_time": args.max_time,
+                    "eval_every_steps": args.eval_every_steps,
                 },
                 "checkpoint": {
                     "resume": args.resume,
@@ -143,6 +164,7 @@ def main():
             "steps": result.steps,
             "history": result.history,
             "preempted": result.preempted,
+            "stop_reason": result.stop_reason,
             "findings": [f.as_dict() for f in result.findings],
             "restarts": int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")),
         },

@@ -120,6 +120,30 @@ def test_sigterm_to_one_rank_stops_every_rank_at_the_same_step_after_a_save(tmp_
     assert saved and saved[-1].name == f"step-{r0['steps']:08d}.pt"  # the stop step was saved
 
 
+def test_max_time_stops_every_rank_at_the_same_step_with_two_sets_every_n_steps(tmp_path):
+    out, run = str(tmp_path / "w"), tmp_path / "run"
+    done = subprocess.run(
+        [*torchrun_cmd(2), "--out", out, "--epochs", "200", "--run-dir", str(run),
+         "--val-sets", "--max-time", "2s", "--eval-every-steps", "3", "--step-sleep", "0.01"],
+        capture_output=True, text=True, env=env(), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    r0, r1 = load(f"{out}.rank0"), load(f"{out}.rank1")
+    assert r0["steps"] == r1["steps"] < 200 * 192 // 32  # cut by the time, together
+    assert r0["stop_reason"] == r1["stop_reason"] == "time limit reached: train.max_time=2s (2s)"
+    saved = sorted((run / "checkpoints").glob("step-*.pt"))
+    assert saved[-1].name == f"step-{r0['steps']:08d}.pt"  # the stop step was saved
+    evaluations = [r for r in r0["history"] if r.get("kind") == "eval"]
+    assert evaluations and all(r["step"] % 3 == 0 for r in evaluations)
+    assert {"val_clean_loss", "val_noisy_accuracy"} <= set(evaluations[0])
+
+    # each set is whole on every rank: the ranks measured the same numbers
+    def measured(result):
+        return [{k: v for k, v in r.items() if k != "time_s"} for r in result["history"]]
+
+    assert measured(r0) == measured(r1)
+
+
 def test_the_cli_trains_with_nproc_and_rank_0_writes_once(tmp_path):
     run = tmp_path / "run"
     done = subprocess.run(
