@@ -88,6 +88,12 @@ def validate_config(config: Config) -> Config:
         if value is not None and not value > 0:
             raise ConfigError(f"{key}={value!r} must be > 0")
     duration_seconds(config.train.max_time)  # 2h, 90m, 45s or seconds
+    if config.train.eval_every_steps is not None and config.train.eval_every != 1:
+        raise ConfigError(
+            f"train.eval_every={config.train.eval_every} and train.eval_every_steps="
+            f"{config.train.eval_every_steps} both set when to validate; keep one (with "
+            "eval_every_steps, validation is every N steps and not at epoch ends)"
+        )
     profile = config.profile
     for name, low in (("wait", 0), ("warmup", 0), ("active", 1)):
         if getattr(profile, name) < low:

@@ -153,7 +153,7 @@ class EarlyStopping:
         best = (
             "none: every value was NaN"
             if t.best is None
-            else f"{t.best:.6g} at epoch {t.best_epoch}"
+            else f"{t.best:.6g} at epoch {t.best_epoch}, step {t.best_step}"
         )
         return f"{t.monitor} has not improved for {self.num_bad} evaluations (best {best})"
 

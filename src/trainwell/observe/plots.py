@@ -86,12 +86,7 @@ def plot_runs(run_dirs: list[str | Path], out_dir: str | Path) -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    set_losses = sorted(  # several validation sets: val_<set>_loss beside val_loss
-        {n for r in runs for n in r.epochs if _is_val_loss(n) and n != "val_loss"}
-    )
-    for filename, title, ylabel, lines in PICTURES:
-        if filename == "loss.png":
-            lines = [*lines, *(("epochs", name, "--") for name in set_losses)]
+    for filename, title, ylabel, lines in pictures(runs):
         fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
         drawn = _draw(ax, runs, lines, several=len(runs) > 1)
         if drawn:
@@ -104,12 +99,29 @@ def plot_runs(run_dirs: list[str | Path], out_dir: str | Path) -> list[Path]:
             fig.savefig(out / filename)
             written.append(out / filename)
         plt.close(fig)
-    metrics = sorted(
-        {n for r in runs for n in r.epochs if n.startswith("val_") and not _is_val_loss(n)}
-    )
+    metrics = validation_metrics(runs)
     if metrics:
         written.append(_plot_metrics(plt, runs, metrics, out / "metrics.png"))
     return written
+
+
+def pictures(runs: list[RunSeries]) -> list[tuple[str, str, str, list]]:
+    """`PICTURES` for ``runs``: with several validation sets, loss.png also draws each set's
+    ``val_<set>_loss``."""
+    set_losses = sorted({n for r in runs for n in r.epochs if _is_val_loss(n) and n != "val_loss"})
+    return [
+        (name, title, ylabel, [*lines, *(("epochs", n, "--") for n in set_losses)])
+        if name == "loss.png"
+        else (name, title, ylabel, lines)
+        for name, title, ylabel, lines in PICTURES
+    ]
+
+
+def validation_metrics(runs: list[RunSeries]) -> list[str]:
+    """The validation values metrics.png draws, one panel each (the losses are on loss.png)."""
+    return sorted(
+        {n for r in runs for n in r.epochs if n.startswith("val_") and not _is_val_loss(n)}
+    )
 
 
 def _draw(ax: Any, runs: list[RunSeries], lines: list, *, several: bool) -> int:

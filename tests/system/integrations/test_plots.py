@@ -51,6 +51,28 @@ def test_the_series_are_the_logged_records_and_a_cut_line_is_skipped(tmp_path):
     assert "best" not in series.epochs  # flags are not series
 
 
+def test_two_sets_validated_every_n_steps_plot_by_step_each_loss_on_loss_png(tmp_path):
+    from trainwell.observe.plots import pictures, validation_metrics
+
+    torch.manual_seed(0)
+    sets = {"clean": (X[240:], Y[240:]), "noisy": (X[240:] + 0.5, Y[240:])}
+    config = {
+        "run": {"dir": str(tmp_path / "a"), "quiet": True, "log_every": 4},
+        "train": {"max_epochs": 2, "eval_every_steps": 3},  # 8 steps per epoch
+        "data": {"batch_size": 32},
+    }
+    tw.fit(SpiralMLP(16), (X[:240], Y[:240]), sets, metrics=["accuracy"], config=config)
+    series = read_run(tmp_path / "a")
+    assert series.epochs["val_clean_loss"][0] == [3, 6, 9, 12, 15, 16]  # every 3 steps, the end
+    assert len(series.epochs["val_noisy_accuracy"][1]) == 6
+    loss_lines = dict((name, lines) for name, _, _, lines in pictures([series]))["loss.png"]
+    drawn = [name for _, name, _ in loss_lines]
+    assert {"loss", "val_clean_loss", "val_noisy_loss"} <= set(drawn)
+    assert validation_metrics([series]) == ["val_clean_accuracy", "val_noisy_accuracy"]
+    written = plot_runs([tmp_path / "a"], tmp_path / "plots")
+    assert {p.name for p in written} >= {"loss.png", "metrics.png"}
+
+
 def test_several_runs_plot_into_real_pngs(tmp_path):
     train(tmp_path / "a")
     train(tmp_path / "b")

@@ -66,6 +66,7 @@ def test_patience_counts_evaluations_not_epochs():
     )
     evaluations = _evaluations(result.history)
     assert result.stop_reason.startswith("stopped early: val_loss has not improved for 3")
+    assert result.stop_reason.endswith(f"at epoch {result.best_epoch}, step {result.best_step})")
     assert result.steps == evaluations[-1]["step"] and result.steps % 2 == 0
     assert result.steps < 50 * 8
     since_best = [r for r in evaluations if r["step"] > result.best_step]
@@ -102,3 +103,21 @@ def test_a_resume_mid_way_keeps_the_cadence_and_is_exact(tmp_path, monkeypatch):
 def test_a_bad_interval_is_a_config_error(value):
     with pytest.raises(tw.ConfigError, match=r"train.eval_every_steps=.* must be > 0"):
         tw.build_config({"train": {"eval_every_steps": value}})
+
+
+def test_eval_every_and_eval_every_steps_together_are_refused():
+    with pytest.raises(tw.ConfigError, match="keep one"):
+        tw.build_config({"train": {"eval_every": 2, "eval_every_steps": 100}})
+
+
+def test_progress_prints_each_evaluation_between_epochs_with_its_step():
+    import io
+
+    from trainwell.observe.progress import Progress
+
+    out = io.StringIO()
+    progress = Progress(bar=False, file=out)
+    record = {"kind": "eval", "epoch": 2, "step": 40, "val_loss": 0.25, "best": True, "lr": 0.1}
+    progress.on_eval_end(record, step=40, epoch=2)
+    progress.on_eval_end({"epoch": 2, "step": 48, "val_loss": 0.2}, step=48, epoch=2)
+    assert out.getvalue().splitlines() == ["step     40 (epoch 2)  val_loss 0.25  *best*"]
