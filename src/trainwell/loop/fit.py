@@ -51,7 +51,9 @@ def fit(
 ) -> FitResult:
     """Train ``model`` on ``train_data``, validating on ``val_data``; returns a `FitResult`.
 
-    Data: a Dataset, a DataLoader, or tensors/arrays ``(X, y)``. The loss is
+    Data: a Dataset, a DataLoader, or tensors/arrays ``(X, y)``; ``val_data`` may also be
+    several sets by name, ``{"clean": data, "noisy": data}``, each validated and logged as
+    ``val_<name>_<metric>`` (``monitor.metric`` defaults to the first set's loss). The loss is
     ``loss(model(inputs), targets)``; without ``loss`` the model's own (``outputs.loss``, with
     ``labels=`` when its forward takes them), else ``CrossEntropyLoss``. ``step_fn(model,
     batch)`` replaces the training loss, ``val_step_fn`` the validation one: a ``step_fn``

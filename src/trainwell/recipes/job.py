@@ -73,7 +73,7 @@ class Job:
 
     - ``model``: a ``torch.nn.Module`` (required), built fresh from ``config.model``;
     - ``train_data`` (required) / ``val_data``: a Dataset, a DataLoader, or tensors/arrays
-      ``(X, y)``; without ``val_data`` there is no validation, no best checkpoint and
+      ``(X, y)`` (``val_data`` also several sets by name, ``{"clean": ..., "noisy": ...}``); without ``val_data`` there is no validation, no best checkpoint and
       nothing for ``trainwell eval`` to measure;
     - ``test_data``: held out from training and from model selection, for
       ``trainwell eval RUN --split test`` only;
