@@ -1,6 +1,7 @@
 """User mistakes and full disks on the CLI: one line on stderr, a documented exit code, no
 traceback, no temporary file left and nothing already saved lost."""
 
+import json
 import shutil
 import subprocess
 import sys
@@ -75,3 +76,108 @@ def test_a_broken_config_file_on_train_is_one_line(tmp_path, case):
     proc = trainwell("train", "--config", str(bad), "--run-dir", str(run_dir), "--quiet")
     assert_one_line(proc, 2, "bad.yaml")
     assert not (run_dir / "checkpoints").exists()
+
+
+def trainwell_on_a_full_disk(*args, cwd=None):
+    """The command with every fsync failing as on a full disk (ENOSPC)."""
+    code = (
+        "import errno, os, sys\n"
+        "def full(fd):\n"
+        "    raise OSError(errno.ENOSPC, 'No space left on device')\n"
+        "os.fsync = full\n"
+        "from trainwell.cli.app import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+def test_plot_of_a_binary_metrics_file_is_one_line(run_copy):
+    (run_copy / "metrics.jsonl").write_bytes(b"\x00\xff\xfe\x89PNG\r\n\x1a\x00\x00garbage\n")
+    proc = trainwell("plot", str(run_copy))
+    assert_one_line(proc, 2, "metrics.jsonl", "no readable record")
+    assert not (run_copy / "plots").exists()
+
+
+def test_plot_skips_unreadable_lines_with_one_warning(run_copy):
+    with (run_copy / "metrics.jsonl").open("ab") as f:
+        f.write(b'\x00\xff binary\n{"kind": "step", "step": 99, "lo')
+    proc = trainwell("plot", str(run_copy))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        f"trainwell: warning: skipped 2 unreadable lines of {run_copy / 'metrics.jsonl'} "
+        "(binary, or cut short by a crash); plotted the rest"
+    ]
+    assert (run_copy / "plots" / "loss.png").is_file()
+
+
+def test_plot_on_a_full_disk_exits_4_with_no_temp_file(run_copy):
+    proc = trainwell_on_a_full_disk("plot", str(run_copy))
+    assert_one_line(proc, 4, "No space left on device", "loss.png")
+    assert list((run_copy / "plots").iterdir()) == []
+
+
+def test_plot_into_a_directory_it_cannot_make_exits_4(run_copy, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    proc = trainwell("plot", str(run_copy), "--out", str(blocker / "plots"))
+    assert_one_line(proc, 4, str(blocker))
+
+
+def test_lr_find_on_a_full_disk_or_an_unwritable_out_exits_4(tmp_path):
+    out = tmp_path / "sweep"
+    args = ["lr-find", "--recipe", "spiral", "--steps", "12", "--set", "run.device=cpu"]
+    proc = trainwell_on_a_full_disk(*args, "--out", str(out))
+    assert proc.returncode == 4, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("trainwell: error: could not write")
+    assert "lr_find.json: No space left on device" in proc.stderr
+    assert "suggested lr" in proc.stdout  # the sweep's answer is not lost
+    assert list(out.iterdir()) == []
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    proc = trainwell(*args, "--out", str(blocker / "sweep"))
+    assert_one_line(proc, 4, f"cannot write into {blocker / 'sweep'}")
+
+
+def test_a_resume_starts_its_first_record_on_a_new_line(run_copy):
+    metrics = run_copy / "metrics.jsonl"
+    whole = metrics.read_bytes()
+    with metrics.open("ab") as f:
+        f.write(b'{"kind": "step", "step": 99, "loss": 0.')  # killed mid-write
+    proc = trainwell("resume", str(run_copy), "--set", "train.max_epochs=3", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    text = metrics.read_bytes()
+    assert text.startswith(whole)
+    records = [json.loads(line) for line in text.decode().splitlines()]  # every line parses
+    assert records[-1]["kind"] == "epoch" and records[-1]["epoch"] == 3
+
+
+def test_plot_draws_what_the_gan_recipe_logs(tmp_path):
+    pytest.importorskip("matplotlib")
+    from trainwell.observe.plots import figures, read_run
+
+    run_dir = tmp_path / "gan"
+    proc = trainwell(
+        "train", "--recipe", "gan", "--run-dir", str(run_dir), "--quiet",
+        "--set", "train.max_epochs=2", "--set", "run.device=cpu",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    drawn = {
+        name: [line.get_label() for ax in fig.axes for line in ax.get_lines()]
+        for name, fig in figures([read_run(run_dir)])
+    }
+    for name in ("d_loss", "g_loss", "train_d_loss", "train_g_loss", "train_loss"):
+        assert name in drawn["loss.png"], drawn
+    logged = {
+        k for line in (run_dir / "metrics.jsonl").read_text().splitlines()
+        for k, v in json.loads(line).items()
+        if k not in ("kind", "step", "epoch") and isinstance(v, float | int)
+        and not isinstance(v, bool)
+    }  # fmt: skip
+    assert logged <= {label.split(" (")[0] for labels in drawn.values() for label in labels}
