@@ -181,3 +181,46 @@ def test_plot_draws_what_the_gan_recipe_logs(tmp_path):
         and not isinstance(v, bool)
     }  # fmt: skip
     assert logged <= {label.split(" (")[0] for labels in drawn.values() for label in labels}
+
+
+TENSORBOARD_AND_CHECKPOINTS_FULL = """
+import errno, sys
+from tensorboard.summary.writer import record_writer
+import trainwell.state.atomic as atomic
+
+def full(self, data):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+real, calls = record_writer.RecordWriter.write, []
+def tensorboard_write(self, data):  # the file version record goes through, then the disk is full
+    calls.append(1)
+    return real(self, data) if len(calls) <= 1 else full(self, data)
+
+record_writer.RecordWriter.write = tensorboard_write
+atomic._HashingWriter.write = full  # every checkpoint write
+from trainwell.cli.app import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_full_disk_under_tensorboard_exits_4_like_one_without_it(tmp_path):
+    pytest.importorskip("tensorboard")
+    codes = {}
+    for tensorboard in ("true", "false"):
+        run_dir = tmp_path / f"tb-{tensorboard}"
+        proc = subprocess.run(
+            [
+                sys.executable, "-c", TENSORBOARD_AND_CHECKPOINTS_FULL, "train",
+                "--recipe", "spiral", "--run-dir", str(run_dir), "--quiet",
+                "--set", "train.max_epochs=2", "--set", "run.device=cpu",
+                "--set", f"log.tensorboard={tensorboard}",
+            ],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert "Traceback" not in proc.stderr and "Exception in thread" not in proc.stderr
+        errors = [line for line in proc.stderr.splitlines() if "trainwell: error:" in line]
+        assert len(errors) == 1, proc.stderr
+        assert "could not write" in errors[0] and "step-00000025.pt" in errors[0]
+        assert not [p for p in (run_dir / "checkpoints").iterdir() if ".tmp" in p.name]
+        codes[tensorboard] = proc.returncode
+    assert codes == {"true": 4, "false": 4}
