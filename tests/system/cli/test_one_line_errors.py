@@ -224,3 +224,25 @@ def test_a_full_disk_under_tensorboard_exits_4_like_one_without_it(tmp_path):
         assert not [p for p in (run_dir / "checkpoints").iterdir() if ".tmp" in p.name]
         codes[tensorboard] = proc.returncode
     assert codes == {"true": 4, "false": 4}
+
+
+@pytest.mark.parametrize("fmt, suffix", [("exported", "pt2"), ("onnx", "onnx")])
+def test_an_export_onto_a_full_disk_exits_4_and_leaves_no_temp_file(run_copy, fmt, suffix):
+    if fmt == "onnx":
+        pytest.importorskip("onnxruntime")
+    export = run_copy / "export"
+    export.mkdir()
+    (export / f"model-best.{suffix}").write_bytes(b"an earlier export")
+    # the temporary file is written through /dev/full: every write is a real ENOSPC
+    (export / f".tmp-model-best.{suffix}").symlink_to("/dev/full")
+    proc = trainwell("export", str(run_copy), "--format", fmt)
+    assert proc.returncode == 4, proc.stderr
+    assert "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("trainwell: error:")]
+    assert len(errors) == 1, proc.stderr
+    assert errors[0].startswith(
+        f"trainwell: error: could not write {export / f'model-best.{suffix}'}: No space left"
+    )
+    assert errors[0].endswith(f"; model-best.{suffix} is unchanged")
+    assert sorted(p.name for p in export.iterdir()) == [f"model-best.{suffix}"]
+    assert (export / f"model-best.{suffix}").read_bytes() == b"an earlier export"
