@@ -246,3 +246,44 @@ def test_an_export_onto_a_full_disk_exits_4_and_leaves_no_temp_file(run_copy, fm
     assert errors[0].endswith(f"; model-best.{suffix} is unchanged")
     assert sorted(p.name for p in export.iterdir()) == [f"model-best.{suffix}"]
     assert (export / f"model-best.{suffix}").read_bytes() == b"an earlier export"
+
+
+CTRL_C_TWICE_DURING_A_SAVE = """
+import os, signal, sys
+import trainwell.state.atomic as atomic
+
+real, saves, calls = atomic._HashingWriter.write, [], []
+def write(self, data):  # the second checkpoint: Ctrl-C (save and stop), then Ctrl-C again
+    if self.size == 0:
+        saves.append(1)
+    if len(saves) == 2:
+        calls.append(1)
+        if len(calls) == 3:
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+    return real(self, data)
+
+atomic._HashingWriter.write = write
+from trainwell.cli.app import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_ctrl_c_twice_during_the_save_exits_130_with_the_previous_checkpoint_intact(tmp_path):
+    from trainwell.state.checkpoint import load_checkpoint, verify
+
+    run_dir = tmp_path / "run"
+    proc = subprocess.run(
+        [
+            sys.executable, "-c", CTRL_C_TWICE_DURING_A_SAVE, "train", "--recipe", "spiral",
+            "--run-dir", str(run_dir), "--quiet", "--set", "train.max_epochs=3",
+            "--set", "run.device=cpu",
+        ],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 130, proc.stderr  # not "could not write" (exit 4)
+    assert proc.stderr.strip().splitlines() == ["trainwell: interrupted"]
+    files = sorted(p.name for p in (run_dir / "checkpoints").iterdir())
+    assert files == ["best.json", "best.pt", "last.pt", "step-00000025.json", "step-00000025.pt"]
+    assert verify(run_dir / "checkpoints" / "step-00000025.pt")["step"] == 25
+    assert load_checkpoint(run_dir / "checkpoints" / "last.pt")["manifest"]["step"] == 25
