@@ -287,3 +287,23 @@ def test_ctrl_c_twice_during_the_save_exits_130_with_the_previous_checkpoint_int
     assert files == ["best.json", "best.pt", "last.pt", "step-00000025.json", "step-00000025.pt"]
     assert verify(run_dir / "checkpoints" / "step-00000025.pt")["step"] == 25
     assert load_checkpoint(run_dir / "checkpoints" / "last.pt")["manifest"]["step"] == 25
+
+
+@pytest.mark.parametrize("what", ["symlink-loop", "file"])
+@pytest.mark.parametrize("command", ["eval", "export", "resume", "train"])
+def test_a_checkpoints_path_that_is_no_directory_is_one_line(run_copy, what, command):
+    checkpoints = run_copy / "checkpoints"
+    shutil.rmtree(checkpoints)
+    if what == "file":
+        checkpoints.write_text("not a directory")
+    else:
+        checkpoints.symlink_to("checkpoints")  # checkpoints -> checkpoints
+    metrics = (run_copy / "metrics.jsonl").read_bytes()
+    args = [command, str(run_copy)]
+    if command == "train":
+        args = ["train", "--recipe", "spiral", "--run-dir", str(run_copy), "--resume", "auto",
+                "--set", "run.device=cpu", "--quiet"]  # fmt: skip
+    proc = trainwell(*args)
+    words = ["symbolic link loop"] if what == "symlink-loop" else ["is a file, not a directory"]
+    assert_one_line(proc, 2, str(checkpoints), *words)
+    assert (run_copy / "metrics.jsonl").read_bytes() == metrics
