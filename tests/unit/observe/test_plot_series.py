@@ -180,3 +180,16 @@ def test_an_append_after_a_cut_line_starts_on_a_new_line(tmp_path):
     log.write('{"step": 4}\n')
     log.close()
     assert path.read_text() == '{"step": 4}\n'
+
+
+def test_a_read_only_plots_directory_is_a_write_failure_naming_it(tmp_path, monkeypatch):
+    import trainwell.state.atomic as atomic
+
+    write_run(tmp_path / "a", GAN_RECORDS)
+
+    def denied(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", denied)  # as root chmod cannot show it
+    with pytest.raises(WriteFailedError, match=r"plots/loss\.png: Permission denied \(check"):
+        plot_runs([tmp_path / "a"], tmp_path / "plots")
