@@ -92,7 +92,8 @@ def _record(line: bytes) -> dict[str, Any] | None:
 
 def _add(series: RunSeries, record: dict[str, Any]) -> None:
     kind = record.get("kind")
-    target = series.steps if kind == "step" else series.epochs if kind == "epoch" else None
+    evaluation = kind in ("epoch", "eval")  # eval: between epoch ends (main's eval_every_steps)
+    target = series.steps if kind == "step" else series.epochs if evaluation else None
     step = record.get("step")
     if target is None or not isinstance(step, int | float) or isinstance(step, bool):
         return
