@@ -18,7 +18,7 @@ from types import FrameType
 EXIT_OK = 0  # finished (or preempted by SIGTERM after saving)
 EXIT_USAGE = 2  # a user mistake: config, data, shapes, checkpoints
 EXIT_GUARD_STOPPED = 3  # a runtime guard stopped the run (e.g. guards.nonfinite=stop)
-EXIT_WRITE_FAILED = 4  # a checkpoint or export could not be written (disk full, permissions)
+EXIT_WRITE_FAILED = 4  # a file (checkpoint, export, plot, lr-find) could not be written
 EXIT_INTERRUPTED = 130  # stopped by Ctrl-C (SIGINT) after saving
 
 

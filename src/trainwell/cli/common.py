@@ -10,10 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from trainwell.errors import (
-    ConfigError,
-)
-
 
 @contextlib.contextmanager
 def _trusting(args: argparse.Namespace) -> Iterator[None]:
@@ -60,9 +56,7 @@ def _recipe_in_files(paths: list[str], read: Any) -> str | None:
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    import yaml
+    """A run's ``config.yaml``, or one `ConfigError` line naming the file and what is wrong."""
+    from trainwell.config.tree import read_config_file
 
-    try:
-        return yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path} does not parse: {exc}") from None
+    return read_config_file(path)

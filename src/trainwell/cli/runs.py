@@ -9,13 +9,14 @@ import dataclasses
 import json
 import os
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from trainwell.cli.common import _note, _read_yaml, _recipe_in_files, _trusting
 from trainwell.cli.train import _build, _recipe, _seeded_job
-from trainwell.errors import EXIT_OK, UserError
+from trainwell.errors import EXIT_OK, UserError, WriteFailedError
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -166,14 +167,16 @@ def _export_program(args: argparse.Namespace, run_dir: Path, chosen: Path, out: 
 
 def cmd_lr_find(args: argparse.Namespace) -> int:
     from trainwell.config.tree import load_config, read_config_file
-    from trainwell.loop.lr_find import lr_find
+    from trainwell.loop.lr_find import lr_find, plot_sweep
     from trainwell.observe.plots import matplotlib_available
+    from trainwell.state.atomic import write_text_atomic
 
     recipe_name = args.recipe or _recipe_in_files(args.config, read_config_file) or "digits"
     base, build = _recipe(recipe_name)
     config = load_config(args.config, [*args.overrides, f"run.recipe={recipe_name}"], base=base)
-    job = _seeded_job(build, config, recipe_name)
     out = Path(args.out)
+    _writable_directory(out)  # before the sweep: a directory it cannot write wastes none
+    job = _seeded_job(build, config, recipe_name)
     result = lr_find(
         job.model,
         job.train_data,
@@ -183,27 +186,50 @@ def cmd_lr_find(args: argparse.Namespace) -> int:
         min_lr=args.min_lr,
         max_lr=args.max_lr,
         num_steps=args.steps,
-        plot=out / "lr_find.png" if matplotlib_available() else None,
     )
-    out.mkdir(parents=True, exist_ok=True)
-    record = {k: getattr(result, k) for k in ("suggestion", "min_loss_lr", "rule", "lrs", "losses")}
-    (out / "lr_find.json").write_text(json.dumps(record, indent=1) + "\n")
-    print(result.describe())
-    print(f"sweep in {out / 'lr_find.json'}" + (f", plot {result.plot}" if result.plot else ""))
+    print(result.describe())  # first: a disk that fills up now does not lose the suggestion
     if result.suggestion is not None:
         print(
             f"use it: trainwell train --recipe {recipe_name} --set optim.lr={result.suggestion:.3g}"
         )
+    record = {k: getattr(result, k) for k in ("suggestion", "min_loss_lr", "rule", "lrs", "losses")}
+    write_text_atomic(json.dumps(record, indent=1) + "\n", out / "lr_find.json")
+    if matplotlib_available():
+        result.plot = plot_sweep(result, out / "lr_find.png")
+    print(f"sweep in {out / 'lr_find.json'}" + (f", plot {result.plot}" if result.plot else ""))
     return EXIT_OK
+
+
+def _writable_directory(directory: Path) -> None:
+    """Make ``directory``, or raise `WriteFailedError` (exit 4) naming it and why not."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        if not os.access(directory, os.W_OK):
+            raise PermissionError(13, "Permission denied")
+    except OSError as exc:
+        raise WriteFailedError(
+            f"cannot write into {directory}: {exc.strerror or exc}; pass --out a directory "
+            "you can write to"
+        ) from None
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
     from trainwell.observe.plots import plot_runs
 
     default = Path(args.run_dirs[0]) / "plots" if len(args.run_dirs) == 1 else Path("plots")
-    for path in plot_runs(args.run_dirs, Path(args.out) if args.out else default):
+    for path in plot_runs(args.run_dirs, Path(args.out) if args.out else default, _skipped):
         print(path)
     return EXIT_OK
+
+
+def _skipped(path: Path, count: int) -> None:
+    """One warning per metrics.jsonl with unreadable lines (the readable ones are plotted)."""
+    lines = "line" if count == 1 else "lines"
+    print(
+        f"trainwell: warning: skipped {count} unreadable {lines} of {path} (binary, or cut "
+        "short by a crash); plotted the rest",
+        file=sys.stderr,
+    )
 
 
 def _choose_checkpoint(run_dir: Path, which: str, monitor: str, mode: str) -> Path:

@@ -64,13 +64,27 @@ def load_config(
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
-    """Read one YAML or TOML config file into nested dicts."""
+    """Read one YAML or TOML config file into nested dicts.
+
+    Anything wrong with the file itself is one `ConfigError` naming it and what is wrong:
+    missing or unreadable, not UTF-8, not parsing, not a mapping of sections, a section that
+    is not a mapping (``run: [1, 2]``), or a YAML alias that contains itself (``a: &a [*a]``).
+    An empty section (``run:``) counts as an empty mapping.
+    """
     path = Path(path)
     if not path.is_file():
         raise ConfigError(
             f"config file {path} does not exist; pass the path of a .yaml or .toml file"
         )
-    text = path.read_text()
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+            f"offset {exc.start}); save it as UTF-8 YAML or TOML"
+        ) from None
     try:
         if path.suffix == ".toml":
             if sys.version_info >= (3, 11):
@@ -79,14 +93,69 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
                 import tomli as tomllib
             data = tomllib.loads(text)
         else:
-            data = yaml.safe_load(text) or {}
+            data = yaml.safe_load(text)
+    except RecursionError:
+        raise ConfigError(f"config file {path} is nested too deeply to read") from None
     except Exception as exc:  # both parsers raise their own error types
         raise ConfigError(f"config file {path} does not parse: {exc}") from None
+    try:
+        return _checked_sections(data if data is not None else {}, path)
+    except RecursionError:
+        raise ConfigError(f"config file {path} is nested too deeply to read") from None
+
+
+def _checked_sections(data: Any, path: Path) -> dict[str, Any]:
+    """``data`` if it is a mapping of sections without cycles (empty sections as ``{}``)."""
     if not isinstance(data, dict):
         raise ConfigError(
             f"config file {path} must hold a mapping of sections, not {type(data).__name__}"
         )
-    return data
+    cycle = _cycle_at(data, "", {})
+    if cycle is not None:
+        raise ConfigError(
+            f"config file {path}: {cycle or 'the file'!s} contains itself (a YAML alias such as "
+            "&a ... *a inside its own anchor); write the values out"
+        )
+    sections = {f.name for f in dataclasses.fields(Config)}
+    checked = {}
+    for key, value in data.items():
+        if key in sections and value is None:
+            value = {}
+        elif key in sections and not isinstance(value, dict):
+            raise ConfigError(
+                f"config file {path}: section {key!r} must be a mapping of keys to values "
+                f"(e.g. {key}: {{...}}), not {type(value).__name__} {_short(value)}"
+            )
+        checked[key] = value
+    recipe = checked.get("run", {}).get("recipe") if isinstance(checked.get("run"), dict) else None
+    if recipe is not None and not isinstance(recipe, str):  # read before the config is built
+        raise ConfigError(
+            f"config file {path}: run.recipe must be a recipe name or module:function, not "
+            f"{type(recipe).__name__} {_short(recipe)}"
+        )
+    return checked
+
+
+def _cycle_at(value: Any, where: str, parents: dict[int, str]) -> str | None:
+    """The dotted key of a list or mapping that contains itself ("" for the whole file), else
+    None. ``parents``: the containers above ``value`` by id, with their keys."""
+    if not isinstance(value, dict | list):
+        return None
+    if id(value) in parents:
+        return parents[id(value)]
+    parents[id(value)] = where
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        found = _cycle_at(item, f"{where}.{key}" if where else str(key), parents)
+        if found is not None:
+            return found
+    del parents[id(value)]  # a value shared by two keys (an ordinary alias) is no cycle
+    return None
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def config_yaml(config: Config) -> str:

@@ -35,7 +35,7 @@ from trainwell.data.loader import start_epoch
 from trainwell.errors import ConfigError
 from trainwell.loop.builders import build_loader, default_train_step, prepare_strategy
 from trainwell.loop.run_state import RunLength
-from trainwell.observe.plots import _pyplot
+from trainwell.observe.plots import _pyplot, save_figure
 from trainwell.parts.accumulation import Accumulation
 from trainwell.parts.optim import build_optimizer
 from trainwell.parts.precision import Precision
@@ -224,7 +224,7 @@ def plot_sweep(result: LRFindResult, path: Path) -> Path:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    try:
+        return save_figure(fig, path)  # atomic; a full disk is WriteFailedError (exit 4)
+    finally:
+        plt.close(fig)

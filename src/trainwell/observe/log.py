@@ -28,6 +28,7 @@ class AppendedFile:
         self._file = None
 
     def open(self) -> None:
+        _cut_partial_line(self.path)  # a resumed run must not glue its first line onto it
         self._file = open(self.path, "a", buffering=1)  # noqa: SIM115 - closed in close()
 
     @property
@@ -65,6 +66,29 @@ class AppendedFile:
                 file.close()
             except OSError as exc:
                 warn_at_user(describe_write_failure(self.path, exc, 0), MetricsLogWarning)
+
+
+def _cut_partial_line(path: Path) -> None:
+    """Cut ``path`` back to its last whole line: a run killed mid-write leaves a partial last
+    line, which no reader can parse, and the next append would be glued onto it."""
+    try:
+        with open(path, "r+b") as f:
+            size = f.seek(0, 2)
+            if size == 0:
+                return
+            f.seek(size - 1)
+            if f.read(1) == b"\n":
+                return
+            start = max(0, size - (1 << 20))  # a line is far shorter than 1 MiB
+            f.seek(start)
+            tail = f.read()
+            newline = tail.rfind(b"\n")
+            if newline >= 0 or start == 0:
+                f.truncate(start + newline + 1)  # (newline -1, start 0: all one partial line)
+            else:  # a "line" over 1 MiB is not ours: end it rather than cut into it
+                f.write(b"\n")
+    except OSError:
+        return  # no file yet (or unreadable): opening it for appending says what is wrong
 
 
 class MetricsLog(Observer):

@@ -28,6 +28,7 @@ from typing import Any
 import torch
 
 from trainwell.errors import WriteFailedError
+from trainwell.state.preemption import interrupted_twice
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -118,6 +119,8 @@ def write_atomic(
         os.replace(tmp, path)
         tmp = None
     except (OSError, RuntimeError) as exc:
+        if interrupted_twice():  # Ctrl-C inside torch's writer, reported by it as an error
+            raise KeyboardInterrupt from None  # (the finally clause removes the temp file)
         if isinstance(exc, RuntimeError) and not _is_write_error(exc):
             raise  # a bug or an unsavable object, not the disk
         if tmp is not None:  # first, so that the free space reported is the real one
@@ -295,6 +298,9 @@ def link_atomic(source: Path, target: Path) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
         raise WriteFailure(describe_write_failure(target, exc, source.stat().st_size)) from exc
+    finally:  # also on Ctrl-C between the link and the rename
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 def fsync_file(file: str | os.PathLike[str]) -> None:

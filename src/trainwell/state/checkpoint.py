@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import errno
 import hashlib
 import json
 import math
@@ -272,11 +273,37 @@ def _read_manifest(sidecar: Path) -> dict[str, Any]:
 
 
 def list_checkpoints(directory: str | Path) -> list[Path]:
-    """The ``step-*.pt`` files in ``directory``, newest (highest step) first."""
+    """The ``step-*.pt`` files in ``directory``, newest (highest step) first; none when it
+    does not exist, a `CheckpointError` when something else is in its place."""
     directory = Path(directory)
     if not directory.is_dir():
+        check_checkpoint_directory(directory)
         return []
     return sorted(directory.glob(f"{PREFIX}*.pt"), reverse=True)
+
+
+def check_checkpoint_directory(directory: str | Path) -> None:
+    """Raise `CheckpointError` when ``directory`` cannot be a checkpoint directory: a file, a
+    symlink loop or a link to nothing is in its place. A missing one is fine (it is made)."""
+    directory = Path(directory)
+    try:
+        directory.stat()
+    except FileNotFoundError:
+        if not directory.is_symlink():
+            return  # nothing there yet
+        problem = f"is a symbolic link to {os.readlink(directory)}, which does not exist"
+    except OSError as exc:  # ELOOP: checkpoints -> checkpoints
+        problem = f"cannot be used: {exc.strerror or exc}"
+        if exc.errno == errno.ELOOP:
+            problem = f"is a symbolic link loop ({directory.name} -> {os.readlink(directory)})"
+    else:
+        if directory.is_dir():
+            return
+        problem = "is a file, not a directory"
+    raise CheckpointError(
+        f"{directory} {problem}; checkpoints go in a directory there: move it out of the "
+        "way, or pass another --run-dir"
+    )
 
 
 def newest_good_checkpoint(directory: str | Path) -> tuple[Path, list[str]]:

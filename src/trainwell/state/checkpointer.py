@@ -39,6 +39,7 @@ from trainwell.state.checkpoint import (
     PREFIX,
     CheckpointWarning,
     _step_of,
+    check_checkpoint_directory,
     list_checkpoints,
     newest_good_checkpoint,
     ranked_by_metric,
@@ -175,7 +176,14 @@ class Checkpointer:
         min_interval_s: float | None = 0.0,
     ) -> None:
         self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        check_checkpoint_directory(self.directory)  # a file or a link loop in its place
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WriteFailedError(
+                f"cannot make the checkpoint directory {self.directory}: "
+                f"{exc.strerror or exc}; pass a --run-dir you can write to"
+            ) from None
         self.every_steps, self.every_epochs = every_steps, every_epochs
         self.keep_last, self.keep_best = keep_last, keep_best
         self.monitor, self.mode = monitor, mode

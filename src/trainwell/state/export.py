@@ -12,15 +12,18 @@ tolerance is an error, not a file left behind.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
-from trainwell.errors import UserError
-from trainwell.state.atomic import fsync_dir, fsync_file
+from trainwell.errors import UserError, WriteFailedError
+from trainwell.state.atomic import describe_write_failure, fsync_dir, fsync_file
 
 TOLERANCE = 1e-4  # relative to the outputs' scale
 
@@ -54,12 +57,15 @@ def export_program(model: nn.Module, example: torch.Tensor, out: Path) -> tuple[
         program = torch.export.export(model, (example,), dynamic_shapes=_batch_dynamic())
     except Exception as exc:  # torch.export's own errors name the construct it cannot trace
         raise UserError(f"torch.export could not export the model: {_first_line(exc)}") from None
-    staging = out.with_name(f".tmp-{out.name}")  # torch.export wants the .pt2 suffix
-    out.parent.mkdir(parents=True, exist_ok=True)
-    torch.export.save(program, str(staging))
-    loaded = torch.export.load(str(staging)).module()
-    difference = _checked(lambda x: loaded(x), model, example, staging)
-    _commit(staging, out)
+    # In memory first: torch's file writer aborts the whole process on a full disk, where a
+    # Python write raises an OSError that can be reported and cleaned up after.
+    buffer = io.BytesIO()
+    torch.export.save(program, buffer)
+    with _staged(out) as staging:  # torch.export wants the .pt2 suffix: .tmp-NAME.pt2
+        _write_file(staging, buffer.getvalue())
+        loaded = torch.export.load(str(staging)).module()
+        difference = _checked(lambda x: loaded(x), model, example, staging)
+        _commit(staging, out)
     return out, difference
 
 
@@ -78,18 +84,46 @@ def export_onnx(model: nn.Module, example: torch.Tensor, out: Path) -> tuple[Pat
         )
     except Exception as exc:
         raise UserError(f"the ONNX export failed: {_first_line(exc)}") from None
-    staging = out.with_name(f".tmp-{out.name}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    program.save(str(staging))
-    session = onnxruntime.InferenceSession(str(staging), providers=["CPUExecutionProvider"])
-    name = session.get_inputs()[0].name
+    with _staged(out) as staging:
+        program.save(str(staging))
+        session = onnxruntime.InferenceSession(str(staging), providers=["CPUExecutionProvider"])
+        name = session.get_inputs()[0].name
 
-    def run(x: torch.Tensor) -> torch.Tensor:
-        return torch.from_numpy(session.run(None, {name: x.numpy()})[0])
+        def run(x: torch.Tensor) -> torch.Tensor:
+            return torch.from_numpy(session.run(None, {name: x.numpy()})[0])
 
-    difference = _checked(run, model, example, staging)
-    _commit(staging, out)
+        difference = _checked(run, model, example, staging)
+        _commit(staging, out)
     return out, difference
+
+
+@contextlib.contextmanager
+def _staged(out: Path) -> Iterator[Path]:
+    """The temporary file beside ``out`` that an export is written to and checked in; it is
+    removed whatever happens (a failed check, a full disk, Ctrl-C). A write that fails is a
+    `WriteFailedError` (exit 4) naming ``out``; an existing ``out`` is left as it was."""
+    staging = out.with_name(f".tmp-{out.name}")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        yield staging
+    except OSError as exc:
+        with contextlib.suppress(OSError):  # first, so that the free space reported is real
+            staging.unlink(missing_ok=True)
+        kept = f"; {out.name} is unchanged" if out.exists() else ""
+        raise WriteFailedError(f"{describe_write_failure(out, exc, 0)}{kept}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            staging.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # ONNX may write its weights beside the model
+            staging.with_name(staging.name + ".data").unlink(missing_ok=True)
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    """``data`` into a new file at ``path``, flushed to disk."""
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def _checked(run: Any, model: nn.Module, example: torch.Tensor, staging: Path) -> float:

@@ -52,7 +52,7 @@ def test_the_series_are_the_logged_records_and_a_cut_line_is_skipped(tmp_path):
 
 
 def test_two_sets_validated_every_n_steps_plot_by_step_each_loss_on_loss_png(tmp_path):
-    from trainwell.observe.plots import pictures, validation_metrics
+    from trainwell.observe.plots import layout
 
     torch.manual_seed(0)
     sets = {"clean": (X[240:], Y[240:]), "noisy": (X[240:] + 0.5, Y[240:])}
@@ -65,10 +65,11 @@ def test_two_sets_validated_every_n_steps_plot_by_step_each_loss_on_loss_png(tmp
     series = read_run(tmp_path / "a")
     assert series.epochs["val_clean_loss"][0] == [3, 6, 9, 12, 15, 16]  # every 3 steps, the end
     assert len(series.epochs["val_noisy_accuracy"][1]) == 6
-    loss_lines = dict((name, lines) for name, _, _, lines in pictures([series]))["loss.png"]
-    drawn = [name for _, name, _ in loss_lines]
+    panels = dict(layout([series]))
+    drawn = [name for panel in panels["loss.png"] for _, name in panel.series]
     assert {"loss", "val_clean_loss", "val_noisy_loss"} <= set(drawn)
-    assert validation_metrics([series]) == ["val_clean_accuracy", "val_noisy_accuracy"]
+    titles = [panel.title for panel in panels["metrics.png"]]
+    assert titles[:2] == ["val_clean_accuracy", "val_noisy_accuracy"]
     written = plot_runs([tmp_path / "a"], tmp_path / "plots")
     assert {p.name for p in written} >= {"loss.png", "metrics.png"}
 
