@@ -136,7 +136,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="override a config value, e.g. train.max_epochs=30",
     )
-    _add_trust_arg(resume)
+    _add_trust_arg(resume, recipe=True)
     resume.add_argument("--quiet", action="store_true", help="print nothing but errors")
     resume.set_defaults(run=cmd_resume)
 
@@ -149,7 +149,7 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument(
         "--split", default="val", choices=["val", "test"], help="which of the recipe's data"
     )
-    _add_trust_arg(evaluate)
+    _add_trust_arg(evaluate, recipe=True)
     evaluate.set_defaults(run=runs.cmd_eval)
 
     export = sub.add_parser(
@@ -171,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
         "--out",
         help="output file (default: RUN_DIR/export/model-step-N.FORMAT); never a checkpoint",
     )
-    _add_trust_arg(export)
+    _add_trust_arg(export, recipe=True)
     export.set_defaults(run=runs.cmd_export)
 
     finder = sub.add_parser(
@@ -240,10 +240,18 @@ def _add_weights_arg(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_trust_arg(parser: argparse.ArgumentParser) -> None:
+def _add_trust_arg(parser: argparse.ArgumentParser, *, recipe: bool = False) -> None:
     parser.add_argument(
         "--trust-checkpoint",
         action="store_true",
         help="load a checkpoint that holds pickled Python objects (torch.load with "
-        "weights_only=False): only for files you trust, unpickling can run any code",
+        "weights_only=False, a shard directory's metadata with pickle): only for files you "
+        "trust, unpickling can run any code",
     )
+    if recipe:
+        parser.add_argument(
+            "--trust-recipe",
+            action="store_true",
+            help="import the module:function recipe the run directory names even when it is "
+            "not in the working directory (from where the run recorded it): it runs its code",
+        )

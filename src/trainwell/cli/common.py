@@ -13,7 +13,7 @@ from typing import Any
 
 @contextlib.contextmanager
 def _trusting(args: argparse.Namespace) -> Iterator[None]:
-    from trainwell.state.checkpoint import trusting_checkpoints
+    from trainwell.state.trust import trusting_checkpoints
 
     with trusting_checkpoints(bool(getattr(args, "trust_checkpoint", False))):
         yield

@@ -86,7 +86,7 @@ def _load_run_model(args: argparse.Namespace) -> _RunModel:
     if not config_file.is_file():
         raise UserError(f"{run_dir} is not a run directory (no config.yaml)")
     recipe_name = (_read_yaml(config_file).get("run") or {}).get("recipe") or "digits"
-    base, build = _recipe(recipe_name, run_dir)
+    base, build = _recipe(recipe_name, run_dir, trust_recipe=args.trust_recipe)
     config = load_config([config_file], base=base)
     which = args.checkpoint or "best"
     chosen = _choose_checkpoint(run_dir, which, config.monitor.metric, config.monitor.mode)
@@ -101,7 +101,7 @@ def _load_run_model(args: argparse.Namespace) -> _RunModel:
     job = _build(build, config, recipe_name)
     weights = state["ema"]["weights"] if averaged else state["model"]
     if is_marker(weights):  # a sharded (FSDP) checkpoint: its shards gathered
-        weights = consolidated_model(chosen.parent / weights[MARKER])
+        weights = consolidated_model(Path(weights[MARKER]))  # pinned by load_checkpoint
     load_weights(job.model, weights)
     epoch = payload["manifest"].get("epoch")
     return _RunModel(job, config, recipe_name, chosen, "ema" if averaged else "raw", epoch)

@@ -119,7 +119,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         )
     saved = _read_yaml(config_file)
     recipe_name = (saved.get("run") or {}).get("recipe") or "digits"
-    base, build = _recipe(recipe_name, run_dir)
+    base, build = _recipe(recipe_name, run_dir, trust_recipe=args.trust_recipe)
     # Quietness belongs to this invocation, not to the run that is being continued.
     quiet = f"run.quiet={'true' if args.quiet else 'false'}"
     overrides = [*args.overrides, f"run.dir={run_dir}", "checkpoint.resume=auto", quiet]
@@ -200,11 +200,15 @@ def _fresh_start_if_nothing_to_resume(config: Any) -> Any:
     return config.replace(checkpoint=dataclasses.replace(config.checkpoint, resume=None))
 
 
-def _recipe(name: str, run_dir: Path | None = None) -> tuple[Any, Any]:
+def _recipe(
+    name: str, run_dir: Path | None = None, *, trust_recipe: bool = False
+) -> tuple[Any, Any]:
     """(default config, build function) of a built-in recipe or a user's module:function.
 
-    A ``module:function`` is imported from the working directory, or — for a run that recorded
-    where its recipe came from (``recipe.json``) — from there first.
+    A ``module:function`` is imported from the working directory. One that a run directory
+    names (``run_dir``: its ``config.yaml`` and ``recipe.json``) is code from data: it is
+    imported only from the working directory, or — with ``trust_recipe`` (``--trust-recipe``)
+    — from where the run recorded it came from.
     """
     from trainwell.config.sections import Config
     from trainwell.recipes.job import load_recipe, load_user_recipe
@@ -215,7 +219,11 @@ def _recipe(name: str, run_dir: Path | None = None) -> tuple[Any, Any]:
     if "" not in sys.path and str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))  # so `my_script:build` imports from here
     origin = _recorded_recipe(run_dir) if run_dir is not None else None
-    if origin and Path(origin.get("sys_path", "")).is_dir() and origin["sys_path"] not in sys.path:
+    if run_dir is not None and not trust_recipe:
+        _refuse_unless_here(name, origin, run_dir)
+    elif (
+        origin and Path(origin.get("sys_path", "")).is_dir() and origin["sys_path"] not in sys.path
+    ):
         sys.path.insert(0, origin["sys_path"])
     try:
         build = load_user_recipe(name)
@@ -227,6 +235,23 @@ def _recipe(name: str, run_dir: Path | None = None) -> tuple[Any, Any]:
             ) from None
         raise
     return getattr(build, "config", None) or Config(), build
+
+
+def _refuse_unless_here(name: str, origin: dict[str, str] | None, run_dir: Path) -> None:
+    """`ConfigError` unless recipe ``name``, named by run directory ``run_dir``, is a module in
+    the working directory: importing it from anywhere else would run code the run directory
+    chose, without the user's consent."""
+    module = name.partition(":")[0]
+    here = Path.cwd().resolve()
+    as_file = here.joinpath(*module.split("."))
+    if as_file.with_suffix(".py").is_file() or (as_file / "__init__.py").is_file():
+        return  # the user runs from the directory that holds it: their own code
+    where = (origin or {}).get("file") or f"module {module!r} on sys.path"
+    raise ConfigError(
+        f"{run_dir} names the recipe {name!r} ({where}), which is code, not in the working "
+        f"directory {here}; a run directory is data, so trainwell imports no code it names: run "
+        "from the directory that holds the module, or pass --trust-recipe to import it"
+    )
 
 
 def _record_recipe(run_dir: Path, recipe_name: str) -> None:

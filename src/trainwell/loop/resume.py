@@ -11,17 +11,8 @@ from typing import Any
 from trainwell.config.sections import Config
 from trainwell.errors import CheckpointError, warn_at_user
 from trainwell.state.checkpoint import find_checkpoint, load_checkpoint, newest_good_checkpoint
-from trainwell.state.sharded import MARKER, is_marker
 from trainwell.strategy.base import Strategy
 from trainwell.strategy.process import restart_count
-
-
-def with_shards_at(state: dict[str, Any], directory: Path) -> dict[str, Any]:
-    """``state`` with each sharded part's marker naming its shard directory in full."""
-    return {
-        name: {MARKER: str(directory / value[MARKER])} if is_marker(value) else value
-        for name, value in state.items()
-    }
 
 
 def load_resume_state(cfg: Config, strategy: Strategy, resume: str | None = None) -> dict[str, Any]:
@@ -47,7 +38,7 @@ def load_resume_state(cfg: Config, strategy: Strategy, resume: str | None = None
             "are counted in steps of the new layout (a larger world has fewer steps per "
             "epoch); the run does not match one that never stopped"
         )
-    return with_shards_at(payload["state"], path.parent)
+    return payload["state"]  # shard markers name the verified directory in full
 
 
 #: Keys that change how a run is shown or stored, not what it computes (as do checkpoint.*).

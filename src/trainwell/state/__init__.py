@@ -16,7 +16,7 @@ _EXPORTS = {
     "find_checkpoint": "checkpoint",
     "newest_good_checkpoint": "checkpoint",
     "best_good_checkpoint": "checkpoint",
-    "trusting_checkpoints": "checkpoint",
+    "trusting_checkpoints": "trust",
     "state_of": "checkpointer",
     "restore": "checkpointer",
     "load_weights": "weights",

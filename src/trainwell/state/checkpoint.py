@@ -1,5 +1,5 @@
 """Checkpoint files that survive anything: the format, manifests and `verify`, safe loading
-(`load_checkpoint`, `trusting_checkpoints`), and finding one to resume from
+(`load_checkpoint`), and finding one to resume from
 (`find_checkpoint`, `newest_good_checkpoint`, `best_good_checkpoint`). The writes themselves
 are `trainwell.state.atomic`'s; the checkpointer that decides when to save, and what to keep,
 is `trainwell.state.checkpointer`; model weights as files are `trainwell.state.weights`.
@@ -24,8 +24,6 @@ file, the space needed and free, and the previous checkpoint, which is intact.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import errno
 import hashlib
 import json
@@ -33,7 +31,6 @@ import math
 import os
 import pickle
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +42,8 @@ from trainwell.state.atomic import (
     one_line,
     strip_ansi,
 )
-from trainwell.state.sharded import verify_shards
+from trainwell.state.sharded import pin_shards, verify_shards
+from trainwell.state.trust import checkpoints_trusted
 
 FORMAT = 1
 
@@ -63,25 +61,6 @@ class CheckpointWarning(UserWarning):
     """Something about checkpoints the user should know, that does not stop training."""
 
 
-#: Set by `trusting_checkpoints` (the CLI's ``--trust-checkpoint``): loads may unpickle objects.
-_TRUSTED: contextvars.ContextVar[bool] = contextvars.ContextVar("trainwell_trusted", default=False)
-
-
-@contextlib.contextmanager
-def trusting_checkpoints(trusted: bool = True) -> Iterator[None]:
-    """Within this block, a checkpoint that needs pickled Python objects is loaded anyway
-    (``torch.load(weights_only=False)``), as ``trusted=True`` does for one call.
-
-    Only for files from a source you trust: unpickling can run any code. What
-    ``trainwell resume/eval/export --trust-checkpoint`` uses.
-    """
-    token = _TRUSTED.set(trusted)
-    try:
-        yield
-    finally:
-        _TRUSTED.reset(token)
-
-
 def load_checkpoint(
     path: str | Path, map_location: Any = "cpu", *, trusted: bool = False
 ) -> dict[str, Any]:
@@ -96,13 +75,16 @@ def load_checkpoint(
         raise CheckpointError(
             f"no checkpoint at {path}; pass the path of a .pt file or a run directory"
         )
-    verify_if_manifest(path)
+    manifest = verify_if_manifest(path)
     payload = safe_torch_load(path, map_location, trusted=trusted)
     if not isinstance(payload, dict) or "state" not in payload:
         raise CheckpointError(
             f"{path} is not a trainwell checkpoint (no 'state' entry); to load bare weights use "
             "trainwell.load_weights(model, path)"
         )
+    # shard markers name, in full, the directory the manifest verified (or are refused)
+    trusted = trusted or checkpoints_trusted()
+    payload["state"] = pin_shards(path, payload["state"], manifest, trusted=trusted)
     return payload
 
 
@@ -111,7 +93,7 @@ def safe_torch_load(path: Path, map_location: Any, *, trusted: bool = False) -> 
     try:
         return torch.load(path, map_location=map_location, weights_only=True)
     except pickle.UnpicklingError as exc:
-        if trusted or _TRUSTED.get():
+        if trusted or checkpoints_trusted():
             return _trusted_torch_load(path, map_location)
         raise CheckpointError(_refusal(path, exc)) from None
     except (RuntimeError, EOFError, OSError, ValueError) as exc:

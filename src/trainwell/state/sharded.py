@@ -23,23 +23,32 @@ The guarantees are those of a single-file checkpoint:
   async_save`` on a process group of its own); the commit above happens when all are written.
 * **Export.** ``trainwell export``/``eval`` and `trainwell.read_weights` consolidate the
   model's shards into whole tensors.
+* **Data, not code.** A shard directory's ``.metadata`` is a pickle; it is read with an
+  unpickler that admits only the classes checkpoint metadata is made of (`read_metadata`), so
+  a shared run directory cannot run code on ``eval``/``export``/``resume``/`load_weights`
+  (``--trust-checkpoint``/``trusted=True`` reads it with plain ``pickle``). Loading follows a
+  step file's marker only into the shard directory its manifest verified, a plain directory
+  beside the step file (`pin_shards`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import pickle
+import re
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
+from torch.distributed.checkpoint import FileSystemReader
 
 from trainwell.errors import CheckpointError
 from trainwell.state.atomic import fsync_dir, fsync_file
+from trainwell.state.trust import checkpoints_trusted
 
 SUFFIX = ".dcp"
 MARKER = "sharded"
@@ -180,7 +189,7 @@ def verify_shards(path: Path, manifest: Mapping[str, Any]) -> None:
     entry = manifest.get("shards")
     if not entry:
         return
-    directory = path.parent / entry["dir"]
+    directory = shard_directory(path, entry["dir"])
     for name, expected in entry["files"].items():
         file = directory / name
         if not file.is_file():
@@ -194,6 +203,127 @@ def verify_shards(path: Path, manifest: Mapping[str, Any]) -> None:
 def remove_shards(path: Path) -> None:
     """Delete the shard directory of step file ``path``, if it has one."""
     shutil.rmtree(shards_of(path), ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- trust
+
+_SHARD_NAME = re.compile(r"[A-Za-z0-9_.-]+\.dcp")
+
+
+def shard_directory(path: Path, name: Any) -> Path:
+    """The shard directory ``name`` beside step file ``path``; `CheckpointError` unless it is a
+    plain directory name there (no path separators, no ``..``, not a symlink), so verifying and
+    loading can only ever read files inside the checkpoints directory."""
+    if not isinstance(name, str) or not _SHARD_NAME.fullmatch(name) or name.startswith(".."):
+        raise CheckpointError(
+            f"{path} names the shard directory {name!r}, which is not a directory beside it; "
+            "refusing to follow it"
+        )
+    directory = path.parent / name
+    if directory.is_symlink() or directory.resolve().parent != path.parent.resolve():
+        raise CheckpointError(
+            f"{path}'s shard directory {name} leads outside {path.parent}; refusing to follow it"
+        )
+    return directory
+
+
+def pin_shards(
+    path: Path, state: Any, manifest: Mapping[str, Any] | None, *, trusted: bool = False
+) -> Any:
+    """``state`` (a checkpoint's state tree) with every shard marker naming, in full, the shard
+    directory the manifest of ``path`` verified. A marker that names another directory, or a
+    sharded checkpoint without a manifest listing its shards, is refused unless ``trusted``
+    (then the marker's directory must still lie beside ``path``)."""
+    verified = ((manifest or {}).get("shards") or {}).get("dir")
+
+    def pinned(value: Any) -> Any:
+        if is_marker(value):
+            name = value[MARKER]
+            if name != verified and not trusted:
+                raise CheckpointError(
+                    f"{path} points to shards in {name!r}, which its manifest does not verify "
+                    f"({'it lists ' + repr(verified) if verified else 'it lists no shards'}); "
+                    "refusing to load them (--trust-checkpoint or trusted=True overrides)"
+                )
+            return {MARKER: str(shard_directory(path, name))}
+        if isinstance(value, Mapping):  # rebuilt only along the way to a marker
+            items = {key: pinned(item) for key, item in value.items()}
+            changed = any(items[key] is not item for key, item in value.items())
+            return items if changed else value
+        return value
+
+    return pinned(state)
+
+
+# Everything a torch.distributed.checkpoint ``.metadata`` pickle is made of (torch 2.4-2.13):
+# its dataclasses, tensor sizes, dtypes and layouts, and the path it was written to.
+_METADATA_MODULES = (
+    "torch.distributed.checkpoint.metadata",
+    "torch.distributed.checkpoint.planner",
+)
+_METADATA_GLOBALS = {
+    ("torch.distributed.checkpoint.filesystem", "_StorageInfo"),
+    ("torch", "Size"),
+    ("torch.serialization", "_get_layout"),
+    ("collections", "OrderedDict"),
+    ("builtins", "set"),
+    ("builtins", "frozenset"),
+    ("builtins", "slice"),
+    ("pathlib", "Path"),
+    ("pathlib", "PosixPath"),
+    ("pathlib", "WindowsPath"),
+    ("pathlib", "PurePosixPath"),
+    ("pathlib", "PureWindowsPath"),
+}
+
+
+class _MetadataUnpickler(pickle.Unpickler):
+    """Unpickles checkpoint metadata and nothing else: any other global (a function such as
+    ``os.system``, a class of another module) is refused before it is even looked up."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _METADATA_GLOBALS:
+            return super().find_class(module, name)
+        if module == "torch" and isinstance(
+            getattr(torch, name, None), torch.dtype | torch.layout | torch.memory_format
+        ):
+            return getattr(torch, name)
+        if module in _METADATA_MODULES:
+            found = super().find_class(module, name)
+            if isinstance(found, type):  # its dataclasses and enums, never a function
+                return found
+        raise pickle.UnpicklingError(f"{module}.{name}")
+
+
+def read_metadata(file: Any) -> Any:
+    """The checkpoint metadata pickled in ``file``; `CheckpointError` when it holds anything
+    else (code that would run on load)."""
+    try:
+        return _MetadataUnpickler(file).load()
+    except pickle.UnpicklingError as exc:
+        where = getattr(file, "name", "a shard directory's .metadata")
+        raise CheckpointError(
+            f"{where} holds pickled Python objects beyond checkpoint metadata ({exc}): loading "
+            "it could run any code. If you trust this run directory, pass --trust-checkpoint "
+            "(trainwell resume/eval/export/train) or trusted=True"
+        ) from None
+
+
+class SafeReader(FileSystemReader):
+    """`torch.distributed.checkpoint`'s file reader with `read_metadata`'s restricted
+    unpickler in place of plain ``pickle`` (unless checkpoints are trusted)."""
+
+    def read_metadata(self, *args: Any, **kwargs: Any) -> Any:
+        if checkpoints_trusted():
+            return super().read_metadata(*args, **kwargs)
+        from torch.distributed.checkpoint.metadata import StorageMeta
+
+        with self.fs.create_stream(self._get_metadata_path(kwargs.get("rank")), "rb") as file:
+            metadata = read_metadata(file)
+        if getattr(metadata, "storage_meta", None) is None:
+            metadata.storage_meta = StorageMeta()
+        metadata.storage_meta.load_id = self.load_id
+        return metadata
 
 
 # --------------------------------------------------------------------------- loading
@@ -214,7 +344,7 @@ def load_shards(directory: Path, parts: Mapping[str, Any]) -> None:
     model = next(p for p in raw.values() if isinstance(p, nn.Module))
     optimizers = {n: p for n, p in raw.items() if isinstance(p, torch.optim.Optimizer)}
     state = sharded_state(model, optimizers)  # the layout to load into
-    dcp.load(state, checkpoint_id=str(directory))
+    dcp.load(state, storage_reader=SafeReader(str(directory)))
     set_model_state_dict(model, state["model"])
     for name, optimizer in optimizers.items():
         set_optimizer_state_dict(model, optimizer, state[name])
@@ -223,14 +353,22 @@ def load_shards(directory: Path, parts: Mapping[str, Any]) -> None:
 def consolidated_model(directory: Path) -> dict[str, torch.Tensor]:
     """The whole model state in shard directory ``directory`` (its shards gathered into plain
     tensors on CPU), for export, evaluation and `read_weights`."""
-    from torch.distributed.checkpoint.format_utils import dcp_to_torch_save
+    from torch.distributed.checkpoint.default_planner import _EmptyStateDictLoadPlanner
+    from torch.distributed.checkpoint.state_dict_loader import _load_state_dict
 
     if not directory.is_dir():
         raise CheckpointError(f"the checkpoint's shard directory {directory} is missing")
-    with tempfile.TemporaryDirectory() as scratch:
-        whole = Path(scratch) / "whole.pt"
-        dcp_to_torch_save(str(directory), str(whole))
-        return torch.load(whole, map_location="cpu", weights_only=True)["model"]
+    whole: dict[str, Any] = {}
+    # what dcp_to_torch_save does, with the safe reader and no round trip through a file
+    _load_state_dict(
+        whole,
+        storage_reader=SafeReader(str(directory)),
+        planner=_EmptyStateDictLoadPlanner(),
+        no_dist=True,
+    )
+    return {
+        name: _local(t) if isinstance(t, torch.Tensor) else t for name, t in whole["model"].items()
+    }
 
 
 def _local(tensor: torch.Tensor) -> torch.Tensor:

@@ -38,7 +38,8 @@ from trainwell.state.checkpoint import (
     sidecars_of,
     verify_if_manifest,
 )
-from trainwell.state.sharded import MARKER, consolidated_model, is_marker
+from trainwell.state.sharded import MARKER, consolidated_model, is_marker, pin_shards
+from trainwell.state.trust import checkpoints_trusted, trusting_checkpoints
 
 # --------------------------------------------------------------------------- wrappers
 
@@ -110,7 +111,7 @@ def read_weights(
     path = Path(source)
     if not path.is_file():
         raise CheckpointError(f"no weights file at {path}")
-    verify_if_manifest(path)
+    manifest = verify_if_manifest(path)
     if path.suffix == ".safetensors":
         from safetensors.torch import load_file
 
@@ -132,7 +133,10 @@ def read_weights(
             return state["ema"]["weights"]
         model = state["model"]
         if is_marker(model):  # a sharded checkpoint: its shards gathered into whole tensors
-            return consolidated_model(path.parent / model[MARKER])
+            trusted = trusted or checkpoints_trusted()
+            pinned = pin_shards(path, model, manifest, trusted=trusted)
+            with trusting_checkpoints(trusted):
+                return consolidated_model(Path(pinned[MARKER]))
         return model
     if isinstance(payload, dict):
         return payload
