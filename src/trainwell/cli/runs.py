@@ -101,7 +101,8 @@ def _load_run_model(args: argparse.Namespace) -> _RunModel:
     job = _build(build, config, recipe_name)
     weights = state["ema"]["weights"] if averaged else state["model"]
     if is_marker(weights):  # a sharded (FSDP) checkpoint: its shards gathered
-        weights = consolidated_model(Path(weights[MARKER]))  # pinned by load_checkpoint
+        with _trusting(args):  # its metadata is a pickle too
+            weights = consolidated_model(Path(weights[MARKER]))  # pinned by load_checkpoint
     load_weights(job.model, weights)
     epoch = payload["manifest"].get("epoch")
     return _RunModel(job, config, recipe_name, chosen, "ema" if averaged else "raw", epoch)

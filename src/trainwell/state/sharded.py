@@ -231,21 +231,23 @@ def pin_shards(
     path: Path, state: Any, manifest: Mapping[str, Any] | None, *, trusted: bool = False
 ) -> Any:
     """``state`` (a checkpoint's state tree) with every shard marker naming, in full, the shard
-    directory the manifest of ``path`` verified. A marker that names another directory, or a
-    sharded checkpoint without a manifest listing its shards, is refused unless ``trusted``
-    (then the marker's directory must still lie beside ``path``)."""
+    directory the manifest of ``path`` verified. A marker that names another directory than
+    the manifest verified is refused unless ``trusted``. Whatever the case, the directory must
+    lie beside ``path`` (`shard_directory`); a file without a manifest (a copy that lost its
+    hard link) is unverified either way, and its metadata is still read as data only."""
     verified = ((manifest or {}).get("shards") or {}).get("dir")
 
     def pinned(value: Any) -> Any:
         if is_marker(value):
             name = value[MARKER]
-            if name != verified and not trusted:
+            directory = shard_directory(path, name)  # beside path, trusted or not
+            if manifest is not None and name != verified and not trusted:
                 raise CheckpointError(
                     f"{path} points to shards in {name!r}, which its manifest does not verify "
                     f"({'it lists ' + repr(verified) if verified else 'it lists no shards'}); "
                     "refusing to load them (--trust-checkpoint or trusted=True overrides)"
                 )
-            return {MARKER: str(shard_directory(path, name))}
+            return {MARKER: str(directory)}
         if isinstance(value, Mapping):  # rebuilt only along the way to a marker
             items = {key: pinned(item) for key, item in value.items()}
             changed = any(items[key] is not item for key, item in value.items())
@@ -309,6 +311,17 @@ def read_metadata(file: Any) -> Any:
         ) from None
 
 
+def vet_metadata(directory: Path) -> None:
+    """Read shard directory ``directory``'s metadata with `read_metadata` before
+    ``torch.distributed.checkpoint`` does (it would wrap our refusal in its own exception):
+    `CheckpointError` when it holds more than checkpoint metadata, unless trusted."""
+    if checkpoints_trusted():
+        return
+    for file in sorted(directory.glob("*.metadata")):
+        with file.open("rb") as handle:
+            read_metadata(handle)
+
+
 class SafeReader(FileSystemReader):
     """`torch.distributed.checkpoint`'s file reader with `read_metadata`'s restricted
     unpickler in place of plain ``pickle`` (unless checkpoints are trusted)."""
@@ -344,6 +357,7 @@ def load_shards(directory: Path, parts: Mapping[str, Any]) -> None:
     model = next(p for p in raw.values() if isinstance(p, nn.Module))
     optimizers = {n: p for n, p in raw.items() if isinstance(p, torch.optim.Optimizer)}
     state = sharded_state(model, optimizers)  # the layout to load into
+    vet_metadata(directory)
     dcp.load(state, storage_reader=SafeReader(str(directory)))
     set_model_state_dict(model, state["model"])
     for name, optimizer in optimizers.items():
@@ -358,6 +372,7 @@ def consolidated_model(directory: Path) -> dict[str, torch.Tensor]:
 
     if not directory.is_dir():
         raise CheckpointError(f"the checkpoint's shard directory {directory} is missing")
+    vet_metadata(directory)
     whole: dict[str, Any] = {}
     # what dcp_to_torch_save does, with the safe reader and no round trip through a file
     _load_state_dict(
