@@ -66,6 +66,9 @@ class FitResult:
                 max((s.blocked_s for s in self.saves), default=0.0), 4
             ),
             "checkpoint_write_s_max": round(max((s.write_s for s in self.saves), default=0.0), 4),
+            # the share of the run spent saving (trainwell explain's checkpoint-bound reads it)
+            "checkpoint_blocked_s_total": round(sum(s.blocked_s for s in self.saves), 4),
+            "checkpoint_write_s_total": round(sum(s.write_s for s in self.saves), 4),
             "guard_findings": [f.as_dict() for f in self.findings],
             **({"compile": self.compile.as_dict()} if self.compile else {}),
             "throughput": self.throughput,
@@ -104,6 +107,7 @@ class FitResult:
                 f"saved step {newest.step} to {newest.path} (loop blocked {newest.blocked_s:.2f}s, "
                 f"write {newest.write_s:.2f}s)"
             )
+            lines.append(_describe_saving(self.saves, self.wall_time_s))
         if self.run_dir:
             lines.append(f"run directory: {self.run_dir}")
             plots = Path(self.run_dir) / "plots"
@@ -129,3 +133,14 @@ def _next_commands(run_dir: Path, epochs: int, cut_short: bool) -> list[str]:
         f"  trainwell export {run_dir}            # its weights as safetensors",
         f"  trainwell plot {run_dir}              # loss, metrics, LR, grad norm, throughput",
     ]
+
+
+def _describe_saving(saves: list[Any], wall_time_s: float) -> str:
+    """All the saves together: how long they blocked the loop, and what share of the run."""
+    blocked = sum(s.blocked_s for s in saves)
+    share = f" ({100 * blocked / wall_time_s:.1f}% of the run)" if wall_time_s > 0 else ""
+    longest = max(s.blocked_s for s in saves)
+    return (
+        f"checkpoints: {len(saves)} save(s) blocked the loop {blocked:.2f}s in total{share}, "
+        f"the longest {longest:.2f}s"
+    )

@@ -21,7 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from trainwell.errors import CheckpointError, ShapeError, WriteFailedError
+from trainwell.errors import CheckpointError, ShapeError, WriteFailedError, warn_at_user
 from trainwell.state.atomic import (
     WriteFailure,
     one_line,
@@ -33,6 +33,7 @@ from trainwell.state.checkpoint import (
     BEST,
     LAST,
     PREFIX,
+    CheckpointWarning,
     list_checkpoints,
     safe_torch_load,
     sidecars_of,
@@ -111,6 +112,32 @@ def read_weights(
     path = Path(source)
     if not path.is_file():
         raise CheckpointError(f"no weights file at {path}")
+    weights = _weights_in(path, map_location, trusted=trusted, which=which)
+    _warn_if_not_finite(path, weights)
+    return weights
+
+
+def _warn_if_not_finite(path: Path, weights: Mapping[str, Any]) -> None:
+    """One warning naming the tensors of ``weights`` that hold NaN or Inf: such a file loads
+    (it may be what you want to inspect), but never without a word."""
+    bad = [
+        name
+        for name, value in weights.items()
+        if isinstance(value, torch.Tensor)
+        and value.is_floating_point()
+        and not bool(torch.isfinite(value).all())
+    ]
+    if bad:
+        shown = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+        warn_at_user(
+            f"{path} holds NaN or Inf in {len(bad)} tensor(s): {shown}; a model loaded with "
+            "them predicts NaN (was it saved from a diverged run?)",
+            CheckpointWarning,
+        )
+
+
+def _weights_in(path: Path, map_location: Any, *, trusted: bool, which: str) -> dict[str, Any]:
+    """The model state dict in file ``path`` (verified first when it has a manifest)."""
     manifest = verify_if_manifest(path)
     if path.suffix == ".safetensors":
         from safetensors.torch import load_file
