@@ -91,6 +91,9 @@ class AgreedCheckpoints:
                 )
             return None, kwargs
         self.wait()  # an earlier save in flight finishes first, on every rank
+        # Replicated buffers (BatchNorm statistics) are written by whichever rank the
+        # checkpoint planner picks: make them rank 0's, the model every rank validates.
+        self.strategy.sync_buffers(model)
         path = self.writer.path_for(counters.step) if self.strategy.is_main else Path("x.pt")
         path = Path(self.strategy.broadcast(str(path)))
         shard_parts = {n: p for n, p in parts.items() if p is model or isinstance(p, Optimizer)}

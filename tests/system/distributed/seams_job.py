@@ -5,7 +5,9 @@ per-step stop vote, each through `trainwell.fit` with the gloo backend on the CP
 ``--case submodule``: a deterministic step of its own that calls a submodule of the model;
 with batch B on each of two ranks it must equal one process with batch 2B.
 ``--case batchnorm``: a CNN with BatchNorm and validation data; every rank must end with the
-same weights, buffers and best epoch.
+same weights, buffers and best epoch. ``--strategy fsdp --run-dir DIR`` runs it sharded, with
+a checkpoint every 5 steps (mid-epoch, no validation before it), recording each rank's
+buffers at each step.
 Each rank writes its final state, history, best epoch and the collectives it issued per step.
 """
 
@@ -83,11 +85,25 @@ class CollectivesPerStep(tw.Observer):
         self.blocking = 0
 
 
+class BuffersAtSteps(tw.Observer):
+    """Each rank's BatchNorm buffers at the end of every step (before that step's save)."""
+
+    def __init__(self, model):
+        self.model, self.at = model, {}
+
+    def on_step_end(self, report):
+        self.at[report.step] = {
+            n: b.detach().cpu().clone() for n, b in self.model.named_buffers() if "running" in n
+        }
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--case", required=True, choices=["gan", "submodule", "batchnorm"])
     parser.add_argument("--out", required=True)
     parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--strategy", default="auto")
+    parser.add_argument("--run-dir", default=None)
     args = parser.parse_args()
     torch.manual_seed(0)
     g = torch.Generator().manual_seed(1)
@@ -97,7 +113,13 @@ def main():
         "train": {"max_epochs": 3},
         "monitor": {"restore_best": False},
     }
+    if args.strategy != "auto":
+        config["run"]["strategy"] = args.strategy
+    if args.run_dir:
+        config["run"]["dir"] = args.run_dir
+        config["checkpoint"] = {"every_steps": 5, "min_interval_s": 0, "keep_last": 20}
     counting = CollectivesPerStep()
+    observers, buffers = [counting], None
     with process_group():
         if args.case == "gan":
             job = gan.build(tw.build_config({"model": {"num_points": 512}}, base=gan.CONFIG))
@@ -116,8 +138,13 @@ def main():
             y = (x.mean(dim=(1, 2, 3)) > 0).long() + (x[:, 0, 0, 0] > 1).long()
             data, val, kwargs = (x[:192], y[:192]), (x[192:], y[192:]), {}
             config["optim"] = {"lr": 0.05}
-        result = tw.fit(model, data, val, config=config, observers=[counting], **kwargs)
-        state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+            buffers = BuffersAtSteps(model)
+            observers.append(buffers)
+        result = tw.fit(model, data, val, config=config, observers=observers, **kwargs)
+        state = {  # FSDP's parameters are DTensors: gathered whole (every rank takes part)
+            k: (v.full_tensor() if hasattr(v, "full_tensor") else v).detach().cpu().clone()
+            for k, v in model.state_dict().items()
+        }
     rank = int(os.environ.get("RANK", "0"))
     torch.save(
         {
@@ -126,6 +153,7 @@ def main():
             "history": result.history,
             "best_epoch": result.best_epoch,
             "blocking_per_step": counting.per_step,
+            "buffers_at": buffers.at if buffers else {},
         },
         f"{args.out}.rank{rank}",
     )

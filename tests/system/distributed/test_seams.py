@@ -67,3 +67,22 @@ def test_no_training_step_waits_on_a_collective_of_its_own(tmp_path):
     for rank in (0, 1):
         per_step = load(f"{out}.rank{rank}")["blocking_per_step"]
         assert per_step and set(per_step) == {0}, per_step
+
+
+@pytest.mark.parametrize("strategy", ["fsdp", "ddp"])
+def test_a_checkpoint_between_validations_holds_the_model_every_rank_validates(tmp_path, strategy):
+    """Saves every 5 steps, mid-epoch: the ranks' BatchNorm statistics differ there (each saw
+    its own batches), and the checkpoint must hold rank 0's — the statistics every rank
+    validates with — whichever rank a sharded save writes replicated buffers from."""
+    out, run_dir = str(tmp_path / "w"), tmp_path / "run"
+    run("--case", "batchnorm", "--out", out, "--strategy", strategy, "--run-dir", str(run_dir))
+    rank0, rank1 = load(f"{out}.rank0"), load(f"{out}.rank1")
+    from trainwell.state.weights import read_weights
+
+    differed = 0
+    for step in (5, 10, 15):
+        saved = read_weights(run_dir / "checkpoints" / f"step-{step:08d}.pt")
+        for name, value in rank0["buffers_at"][step].items():
+            torch.testing.assert_close(saved[name], value, rtol=0, atol=0)
+            differed += not torch.equal(rank1["buffers_at"][step][name], value)
+    assert differed  # the ranks' statistics did differ: the test can tell them apart
