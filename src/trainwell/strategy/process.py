@@ -20,6 +20,8 @@ import contextlib
 import datetime
 import gc
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -126,11 +128,17 @@ def launch_local(nproc: int, program: list[str], *, max_restarts: int = 0) -> in
     from torch.distributed.run import main as torchrun
 
     restarts = ["--max-restarts", str(max_restarts)] if max_restarts else []
+    # torchrun's per-launch log directory (a torchelastic_* folder in the temp directory,
+    # never removed by torchrun): ours, removed when the launch ends
+    logs = tempfile.mkdtemp(prefix="trainwell-launch-")
     try:
-        torchrun(["--standalone", "--nproc_per_node", str(nproc), *restarts, *program])
+        torchrun(["--standalone", "--nproc_per_node", str(nproc), "--log-dir", logs, *restarts,
+                  *program])  # fmt: skip
     except ChildFailedError as exc:
         codes = [failure.exitcode for failure in exc.failures.values()]
         return next((c for c in codes if c and c > 0), 1)
+    finally:
+        shutil.rmtree(logs, ignore_errors=True)
     return 0
 
 
