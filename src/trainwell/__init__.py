@@ -38,6 +38,7 @@ _EXPORTS = {
     "choose_device": "parts.device",
     "move_to": "parts.device",
     "CheckpointError": "errors",
+    "MemoryLimitError": "errors",
     "ConfigError": "errors",
     "DataError": "errors",
     "ShapeError": "errors",

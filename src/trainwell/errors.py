@@ -44,6 +44,11 @@ class CheckpointError(UserError):
     """A checkpoint that is missing, unreadable or unsafe to load."""
 
 
+class MemoryLimitError(UserError):
+    """A batch, its activations or the training state did not fit in memory (CPU RAM or a
+    GPU's): what was needed and free, and what to lower."""
+
+
 class WriteFailedError(UserError):
     """A file could not be written (disk full, permissions); what was saved before is intact."""
 

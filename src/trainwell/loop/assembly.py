@@ -47,7 +47,7 @@ from trainwell.parts.accumulation import Accumulation
 from trainwell.parts.compile import CompiledForward, compiled_forward
 from trainwell.parts.ema import EMA, NoEMA, build_ema
 from trainwell.parts.flops import StepFlops
-from trainwell.parts.memory import activation_checkpointing
+from trainwell.parts.memory import activation_checkpointing, out_of_memory
 from trainwell.parts.precision import Precision
 from trainwell.state.checkpointer import restore
 from trainwell.state.preemption import Preemption
@@ -113,7 +113,13 @@ class Run:
             if compiled is not None:
                 self.observers.append(compiled)  # times the steady steps between logs
             stops = Stops(self.strategy, preemption, self.observers, TimeLimit(cfg.train.max_time))
-            yield Scope(stops, preemption, compiled, kernels, findings)
+            try:
+                yield Scope(stops, preemption, compiled, kernels, findings)
+            except (RuntimeError, MemoryError) as exc:  # out of memory: one line, what to lower
+                limit = out_of_memory(exc, self.strategy.device, cfg.data.batch_size)
+                if limit is None:
+                    raise
+                raise limit from None
 
     def resume_if_asked(self) -> None:
         """Restore the saved run ``checkpoint.resume`` names (or a torchrun restart finds)."""

@@ -119,6 +119,15 @@ def call_model(model: nn.Module, inputs: Any, *, labels: Any = None) -> Any:
     """
     try:
         return _forward(model, inputs, labels)
+    except ValueError as exc:
+        if "Expected more than 1 value per channel" not in str(exc):
+            raise
+        raise ShapeError(
+            f"a training batch of 1 sample (inputs {describe_shapes(inputs)}) reached BatchNorm, "
+            "which needs at least 2 samples per batch in training mode; set data.drop_last=true "
+            "(or DataLoader(drop_last=True)) so a last batch of 1 is dropped, pick a "
+            "data.batch_size that leaves no batch of 1, or use GroupNorm/LayerNorm"
+        ) from None
     except RuntimeError as exc:
         if not _is_shape_error(exc):
             raise
