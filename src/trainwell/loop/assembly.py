@@ -47,7 +47,8 @@ from trainwell.parts.accumulation import Accumulation
 from trainwell.parts.compile import CompiledForward, compiled_forward
 from trainwell.parts.ema import EMA, NoEMA, build_ema
 from trainwell.parts.flops import StepFlops
-from trainwell.parts.memory import activation_checkpointing, out_of_memory
+from trainwell.parts.memory import activation_checkpointing
+from trainwell.parts.memory_limit import out_of_memory
 from trainwell.parts.precision import Precision
 from trainwell.state.checkpointer import restore
 from trainwell.state.preemption import Preemption

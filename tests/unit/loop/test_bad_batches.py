@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 import trainwell as tw
-from trainwell.parts.memory import out_of_memory
+from trainwell.parts.memory_limit import out_of_memory
 
 
 def bn_model():
