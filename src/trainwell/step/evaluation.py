@@ -90,6 +90,8 @@ def evaluate_loader(
     `fit()` passes its strategy's, which also applies ``train.channels_last``."""
     was_training = model.training
     model.eval()
+    if isinstance(loss_fn, nn.Module):  # its buffers (class weights) where the logits are
+        loss_fn.to(device)
     mean_loss = LossSum()
     for metric in metrics.values():
         metric.reset()
