@@ -18,6 +18,8 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset, default_collate
 
+from trainwell.errors import DataError
+
 
 class SeededIndices(list):
     """A batch's sample indices, carrying the seed its fetch (and augmentations) must use."""
@@ -38,7 +40,31 @@ def collate_batch(data: Any) -> Any:
     """trainwell's default collate: a `ReadyBatch` as it is, a list of samples by ``default_collate``."""
     if isinstance(data, ReadyBatch):
         return data.batch
-    return default_collate(data)
+    try:
+        return default_collate(data)
+    except RuntimeError as exc:
+        if "stack expects each tensor to be equal size" not in str(exc):
+            raise
+        raise DataError(
+            f"the samples of a batch differ in shape ({_sample_shapes(data)}), so they cannot "
+            "be stacked into one tensor; pass collate_fn= (to fit, make_loader or your "
+            "DataLoader): trainwell.data.pad_collate pads sequences and counts real tokens"
+        ) from None
+
+
+def _sample_shapes(samples: Any) -> str:
+    """The distinct shapes of the samples' tensors, the first few: ``[5] vs [7] vs [3]``."""
+    shapes: list[str] = []
+    for sample in samples:
+        fields = sample if isinstance(sample, tuple | list) else [sample]
+        if isinstance(sample, dict):
+            fields = list(sample.values())
+        described = ", ".join(str(list(f.shape)) for f in fields if isinstance(f, torch.Tensor))
+        if described not in shapes:
+            shapes.append(described)
+        if len(shapes) == 3:
+            break
+    return " vs ".join(f"({s})" if ", " in s else s for s in shapes)
 
 
 def fetches_whole_batches(dataset: Any) -> bool:

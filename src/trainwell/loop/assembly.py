@@ -186,6 +186,7 @@ def assemble(
     observers: Iterable[Observer],
     device: Any,
     strategy: Any,
+    collate_fn: Any = None,
 ) -> Run:
     """Build every part of a `fit()` call from the config and `fit()`'s arguments."""
     seed_everything(cfg.run.seed, cfg.run.deterministic)
@@ -195,7 +196,7 @@ def assemble(
     strategy, trained = prepare_strategy(strategy, model, cfg, device)
     model_loss = loss is None  # no loss of the user's: the model's own may serve (HF), else CE
     loss_fn = loss_on_device(loss if loss is not None else nn.CrossEntropyLoss(), strategy)
-    train_loader = build_loader(train_data, cfg, strategy, train=True)
+    train_loader = build_loader(train_data, cfg, strategy, train=True, collate_fn=collate_fn)
     accumulation = Accumulation(
         cfg.train.accumulate_steps, cfg.train.weight_by, mean_over_ranks=strategy.mean
     )
@@ -215,7 +216,9 @@ def assemble(
     )
     precision = Precision(cfg.train.precision, strategy.device)
     step.bind(precision, strategy, trained, skip_nonfinite=nonfinite_skip(cfg.guards))
-    validator = build_validator(model, val_data, cfg, step, loss_fn, metrics, model_loss)
+    validator = build_validator(
+        model, val_data, cfg, step, loss_fn, metrics, model_loss, collate_fn=collate_fn
+    )
     check_monitor(cfg.monitor, validator.names())  # a val_ name no set gives: said now
     ema = build_ema(cfg.train.ema_decay, model, strategy)
     counters, history = Counters(), History()

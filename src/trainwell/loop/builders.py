@@ -84,7 +84,9 @@ def fast_kernels_for(
     )
 
 
-def build_loader(data: Any, cfg: Config, strategy: Strategy, *, train: bool) -> Any:
+def build_loader(
+    data: Any, cfg: Config, strategy: Strategy, *, train: bool, collate_fn: Any = None
+) -> Any:
     """A loader for ``data`` (tensors, a Dataset or a DataLoader): the training one shuffled by
     (seed, epoch) and sharded by the strategy's rank, the validation one in a fixed order and
     whole on every rank (the same weights give every rank the same metrics, exactly)."""
@@ -99,6 +101,7 @@ def build_loader(data: Any, cfg: Config, strategy: Strategy, *, train: bool) -> 
         persistent_workers=d.persistent_workers,
         prefetch_factor=d.prefetch_factor,
         seed=cfg.run.seed,
+        collate_fn=collate_fn,
         device=strategy.device,
         device_fraction=d.device_fraction,
         rank=strategy.rank if train else 0,

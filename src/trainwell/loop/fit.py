@@ -48,6 +48,7 @@ def fit(
     observers: Iterable[Observer] = (),
     device: str | torch.device | None = None,
     strategy: BaseStrategy | None = None,
+    collate_fn: Callable[[list[Any]], Any] | None = None,
 ) -> FitResult:
     """Train ``model`` on ``train_data``, validating on ``val_data``; returns a `FitResult`.
 
@@ -59,13 +60,14 @@ def fit(
     batch)`` replaces the training loss, ``val_step_fn`` the validation one: a ``step_fn``
     (mixup...) never validates. ``optimizer`` and ``schedule`` are built from the config unless
     given; ``train_step`` (a `TrainStep` subclass: a GAN) brings its own. ``strategy``: a
-    strategy object, or ``run.strategy`` by name.
+    strategy object, or ``run.strategy`` by name. ``collate_fn`` makes a batch of a Dataset's
+    samples (variable-length ones: `trainwell.data.pad_collate`); a DataLoader keeps its own.
     """
     cfg = config if isinstance(config, Config) else build_config(config)
     run = assemble(model, train_data, val_data, cfg, loss=loss, metrics=metrics,
                    optimizer=optimizer, schedule=schedule, step_fn=step_fn,
                    val_step_fn=val_step_fn, train_step=train_step, observers=observers,
-                   device=device, strategy=strategy)  # fmt: skip
+                   device=device, strategy=strategy, collate_fn=collate_fn)  # fmt: skip
     step, counters, meter, length, saves = run.step, run.counters, run.meter, run.length, run.saves
     stop: str | None = None
     with run.running() as scope:  # signals, saves in flight, hooks and files closed on any exit

@@ -134,13 +134,15 @@ def build_validator(
     loss_fn: Callable[..., torch.Tensor] | None,
     metrics: Any,
     model_loss: bool | None = None,
+    *,
+    collate_fn: Any = None,
 ) -> Validator:
     """The run's validation of ``val_data`` (none without it; one set, or several by name):
     each set in a fixed order, whole on every rank (the same weights give every rank the same
     metrics, exactly)."""
     strategy = step.strategy
     loaders = {
-        name: build_loader(data, cfg, strategy, train=False)
+        name: build_loader(data, cfg, strategy, train=False, collate_fn=collate_fn)
         for name, data in validation_sets(val_data).items()
     }
     trains_its_own_way = not isinstance(step.loss_step, SupervisedStep)  # step_fn, or a subclass
