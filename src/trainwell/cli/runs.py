@@ -8,7 +8,6 @@ import contextlib
 import dataclasses
 import json
 import os
-import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -234,60 +233,10 @@ def _skipped(path: Path, count: int) -> None:
 
 
 def _choose_checkpoint(run_dir: Path, which: str, monitor: str, mode: str) -> Path:
-    """The checkpoint file ``which`` (best, last or a path) means in ``run_dir``, verified.
+    """`trainwell.state.checkpoint.choose_checkpoint`, with its notes printed as notes."""
+    from trainwell.state.checkpoint import choose_checkpoint
 
-    - a path: that file; damaged -> `CheckpointError`;
-    - ``last``: the newest checkpoint that verifies, with a note for each newer damaged one;
-    - ``best``: ``best.pt``; damaged -> `CheckpointError` naming the alternatives (another
-      file is not "the best" and must be asked for); none (a run without validation) -> last.
-    """
-    from trainwell.errors import CheckpointError
-    from trainwell.state.checkpoint import (
-        BEST,
-        LAST,
-        best_good_checkpoint,
-        list_checkpoints,
-        newest_good_checkpoint,
-        verify_if_manifest,
-    )
-
-    directory = run_dir / "checkpoints"
-    numbered = re.fullmatch(r"step-(\d+)(\.pt)?", which)
-    if numbered:  # step-N: that step's checkpoint of the run
-        which = str(directory / f"step-{int(numbered.group(1)):08d}.pt")
-    if which not in ("best", "last"):
-        path = Path(which)
-        if not path.is_file():
-            raise CheckpointError(
-                f"no checkpoint at {path}; pass best, last, step-N or the path of a checkpoint file"
-            )
-        verify_if_manifest(path)
-        return path
-    if which == "best":
-        best = directory / BEST
-        if best.is_file():
-            try:
-                verify_if_manifest(best)
-            except CheckpointError as exc:
-                good = best_good_checkpoint(directory, monitor, mode)
-                other = f", or --checkpoint {good} (the best that verifies)" if good else ""
-                raise CheckpointError(
-                    f"the best checkpoint is damaged: {exc}; another file is not used in its "
-                    f"place: pass --checkpoint last (the newest that verifies){other}"
-                ) from None
-            return best
-        if list_checkpoints(directory):
-            _note(f"{directory} has no {BEST} (no validation metric); using the newest checkpoint")
-    if list_checkpoints(directory):
-        path, skipped = newest_good_checkpoint(directory)
-        for reason in skipped:
-            _note(f"{reason}; using {path.name}, the newest checkpoint that verifies")
-        return path
-    last = directory / LAST
-    if last.is_file():
-        verify_if_manifest(last)
-        return last
-    raise CheckpointError(f"no checkpoint in {directory}")
+    return choose_checkpoint(run_dir, which, monitor, mode, note=_note)
 
 
 def _step_name(checkpoint: Path) -> str:

@@ -31,6 +31,7 @@ import math
 import os
 import pickle
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -372,3 +373,61 @@ def _newest_reporting(directory: Path) -> Path:
 
 def _step_of(path: Path) -> int:
     return int(path.stem[len(PREFIX) :])
+
+
+def choose_checkpoint(
+    run_dir: str | Path,
+    which: str = "best",
+    monitor: str = "val_loss",
+    mode: str = "min",
+    *,
+    note: Callable[[str], None] | None = None,
+) -> Path:
+    """The checkpoint file ``which`` (best, last, step-N or a path) means in run directory
+    ``run_dir``, verified (what ``trainwell eval``/``export`` and `load_weights` of a run
+    directory read). ``note`` is told of damaged files passed over (default: a warning).
+
+    - a path: that file; damaged -> `CheckpointError`;
+    - ``last``: the newest checkpoint that verifies, with a note for each newer damaged one;
+    - ``best``: ``best.pt``; damaged -> `CheckpointError` naming the alternatives (another
+      file is not "the best" and must be asked for); none (a run without validation) -> last.
+    """
+    note = note or (lambda message: warn_at_user(message, CheckpointWarning))
+    run_dir = Path(run_dir)
+    directory = run_dir / "checkpoints"
+    numbered = re.fullmatch(r"step-(\d+)(\.pt)?", which)
+    if numbered:  # step-N: that step's checkpoint of the run
+        which = str(directory / f"step-{int(numbered.group(1)):08d}.pt")
+    if which not in ("best", "last"):
+        path = Path(which)
+        if not path.is_file():
+            raise CheckpointError(
+                f"no checkpoint at {path}; pass best, last, step-N or the path of a checkpoint file"
+            )
+        verify_if_manifest(path)
+        return path
+    if which == "best":
+        best = directory / BEST
+        if best.is_file():
+            try:
+                verify_if_manifest(best)
+            except CheckpointError as exc:
+                good = best_good_checkpoint(directory, monitor, mode)
+                other = f", or --checkpoint {good} (the best that verifies)" if good else ""
+                raise CheckpointError(
+                    f"the best checkpoint is damaged: {exc}; another file is not used in its "
+                    f"place: pass --checkpoint last (the newest that verifies){other}"
+                ) from None
+            return best
+        if list_checkpoints(directory):
+            note(f"{directory} has no {BEST} (no validation metric); using the newest checkpoint")
+    if list_checkpoints(directory):
+        path, skipped = newest_good_checkpoint(directory)
+        for reason in skipped:
+            note(f"{reason}; using {path.name}, the newest checkpoint that verifies")
+        return path
+    last = directory / LAST
+    if last.is_file():
+        verify_if_manifest(last)
+        return last
+    raise CheckpointError(f"no checkpoint in {directory}")

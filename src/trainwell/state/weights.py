@@ -13,7 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from trainwell.state.checkpoint import (
     LAST,
     PREFIX,
     CheckpointWarning,
+    choose_checkpoint,
     list_checkpoints,
     safe_torch_load,
     sidecars_of,
@@ -98,7 +99,8 @@ def read_weights(
     trusted: bool = False,
     which: str = "auto",
 ) -> dict[str, Any]:
-    """A model state dict from a trainwell checkpoint, a ``.pt`` state dict or ``.safetensors``.
+    """A model state dict from a trainwell checkpoint, a ``.pt`` state dict, ``.safetensors``,
+    or a run directory (its best checkpoint, else the newest that verifies).
 
     A file with a manifest is verified first (see `load_checkpoint`); ``trusted=True`` loads a
     file that holds pickled Python objects — only for files you trust. ``which`` picks between
@@ -110,8 +112,14 @@ def read_weights(
     if isinstance(source, Mapping):
         return dict(source)
     path = Path(source)
+    if path.is_dir():  # a run directory (or its checkpoints/): its best checkpoint, as the CLI
+        run_dir = path.parent if path.name == "checkpoints" else path
+        path = choose_checkpoint(run_dir, "best")
     if not path.is_file():
-        raise CheckpointError(f"no weights file at {path}")
+        raise CheckpointError(
+            f"no weights file at {path}; pass a checkpoint, a .pt or .safetensors file, or a "
+            "run directory"
+        )
     weights = _weights_in(path, map_location, trusted=trusted, which=which)
     _warn_if_not_finite(path, weights)
     return weights
@@ -177,36 +185,65 @@ def load_weights(
     strict: bool = True,
     map_location: Any = "cpu",
     trusted: bool = False,
+    drop: Sequence[str] = (),
+    rename: Mapping[str, str] | None = None,
 ) -> LoadReport:
     """Load weights into ``model``; report missing and unexpected keys, refuse shape mismatches.
 
-    ``strict=False`` loads what matches (fine-tuning a changed head, as in seed 002) and
-    returns the keys that did not. A tensor whose shape differs is always refused, with both
-    shapes named. Compile/DDP prefixes (``_orig_mod.``, ``module.``) are stripped. A file with
-    a manifest is verified first; ``trusted=True`` loads one that holds pickled Python objects.
+    ``source``: a checkpoint, a ``.pt``/``.safetensors`` file, a run directory (its best
+    checkpoint) or a state dict. For fine-tuning, ``rename={"old.": "new."}`` renames key
+    prefixes of the source first, and ``drop=["fc."]`` leaves the source's keys with those
+    prefixes out (a new head keeps its fresh weights; the model's dropped keys are not counted
+    missing). ``strict=False`` loads what matches and returns the keys that did not. A tensor
+    whose shape differs is always refused, with both shapes named and the ``drop=`` that
+    leaves it out. Compile/DDP prefixes (``_orig_mod.``, ``module.``) are stripped. A file
+    with a manifest is verified first; ``trusted=True`` loads one that holds pickled objects.
     """
     target = unwrap_model(model)
     weights = _strip_wrapper_prefixes(read_weights(source, map_location, trusted=trusted))
+    weights = _renamed(weights, rename or {})
+    dropped = tuple(drop)
+    weights = {k: v for k, v in weights.items() if not k.startswith(dropped)}
     own = target.state_dict()
     mismatched = [
-        f"{k}: checkpoint {tuple(v.shape)} vs model {tuple(own[k].shape)}"
+        (k, tuple(v.shape), tuple(own[k].shape))
         for k, v in weights.items()
         if k in own and isinstance(v, torch.Tensor) and v.shape != own[k].shape
     ]
     if mismatched:
-        raise ShapeError(
-            "checkpoint tensors do not fit the model: "
-            + "; ".join(mismatched[:5])
-            + (f" (and {len(mismatched) - 5} more)" if len(mismatched) > 5 else "")
-            + ". Build the model with the configuration it was trained with"
-        )
+        raise ShapeError(_mismatch_message(mismatched))
     result = target.load_state_dict(weights, strict=False)
-    report = LoadReport(list(result.missing_keys), list(result.unexpected_keys))
+    missing = [k for k in result.missing_keys if not (dropped and k.startswith(dropped))]
+    report = LoadReport(missing, list(result.unexpected_keys))
     if strict and (report.missing or report.unexpected):
         raise CheckpointError(
-            f"the weights do not match the model ({report}); pass strict=False to load what matches"
+            f"the weights do not match the model ({report}); pass strict=False to load what "
+            "matches, drop=[prefixes] to leave keys out, or rename={old: new} for moved modules"
         )
     return report
+
+
+def _renamed(weights: dict[str, Any], rename: Mapping[str, str]) -> dict[str, Any]:
+    """``weights`` with each key's first matching prefix of ``rename`` replaced."""
+    if not rename:
+        return weights
+    out = {}
+    for key, value in weights.items():
+        old = next((p for p in rename if key.startswith(p)), None)
+        out[rename[old] + key[len(old) :] if old is not None else key] = value
+    return out
+
+
+def _mismatch_message(mismatched: list[tuple[str, tuple, tuple]]) -> str:
+    """The mismatched tensors with both shapes, and the ``drop=`` that fine-tuning needs."""
+    shown = "; ".join(f"{k}: checkpoint {a} vs model {b}" for k, a, b in mismatched[:5])
+    more = f" (and {len(mismatched) - 5} more)" if len(mismatched) > 5 else ""
+    prefixes = sorted({k.rsplit(".", 1)[0] + "." if "." in k else k for k, _, _ in mismatched})
+    return (
+        f"checkpoint tensors do not fit the model: {shown}{more}. Fine-tuning with a new head? "
+        f"Leave them out: load_weights(model, source, drop={prefixes}) (the model keeps its "
+        "own); otherwise build the model with the configuration it was trained with"
+    )
 
 
 def _strip_wrapper_prefixes(weights: dict[str, Any]) -> dict[str, Any]:
