@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from trainwell.cli.common import _checkpoint_warnings_as_notes, _one_line
+from trainwell.cli.common import _one_line, _warnings_as_one_line
 from trainwell.cli.train import cmd_recipes, cmd_resume, cmd_train
 from trainwell.errors import (
     EXIT_INTERRUPTED,
@@ -53,7 +53,7 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        with _checkpoint_warnings_as_notes():
+        with _warnings_as_one_line():
             return args.run(args)
     except UserError as exc:
         print(f"trainwell: error: {_one_line(str(exc))}", file=sys.stderr)
@@ -72,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Train PyTorch models the right way, fast.",
         epilog="exit codes: 0 done, 2 user mistake, 3 stopped by a runtime guard, "
         "4 a file could not be written, 130 interrupted (after saving)",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"trainwell {_version()}", help="print the version"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -200,6 +203,16 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("doctor", help="lint training scripts for silent bugs (trainwell doctor --help)")
     return parser
+
+
+def _version() -> str:
+    """The installed distribution's version (importlib.metadata)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("trainwell")
+    except PackageNotFoundError:  # imported from a source tree that was never installed
+        return "unknown (not installed: pip install -e .)"
 
 
 def _add_config_args(parser: argparse.ArgumentParser) -> None:

@@ -1,5 +1,5 @@
-"""What every ``trainwell`` verb shares: one-line notes and errors on stderr, checkpoint
-warnings shown as notes, ``--trust-checkpoint``, and reading the recipe a run recorded."""
+"""What every ``trainwell`` verb shares: one-line notes, warnings and errors on stderr,
+``--trust-checkpoint``, and reading the recipe a run recorded."""
 
 from __future__ import annotations
 
@@ -24,19 +24,17 @@ def _trusting(args: argparse.Namespace) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _checkpoint_warnings_as_notes() -> Iterator[None]:
-    """Warnings about checkpoints (a damaged one skipped) as one ``trainwell: warning:`` line."""
+def _warnings_as_one_line() -> Iterator[None]:
+    """Every warning the command raises as one ``trainwell: warning: ...`` line on stderr.
+
+    Python's own format is two lines that point at the library's source (``cli.py:42:
+    UserWarning: ...`` and the line of code), which tells a command-line user nothing. Only
+    the CLI process shows warnings this way; `fit()` called from Python keeps the normal ones.
+    """
     import warnings
 
-    from trainwell.state.checkpoint import CheckpointWarning
-
-    shown = warnings.showwarning
-
     def show(message: Any, category: Any, filename: str, lineno: int, *rest: Any) -> None:
-        if issubclass(category, CheckpointWarning):
-            print(f"trainwell: warning: {_one_line(str(message))}", file=sys.stderr)
-        else:
-            shown(message, category, filename, lineno, *rest)
+        print(f"trainwell: warning: {_one_line(str(message))}", file=sys.stderr)
 
     with warnings.catch_warnings():
         warnings.showwarning = show
