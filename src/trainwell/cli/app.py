@@ -110,23 +110,7 @@ def _parser() -> argparse.ArgumentParser:
         help="record a torch.profiler window (profile.wait/warmup/active steps) into "
         "RUN/profile and print the top operators",
     )
-    train.add_argument(
-        "--nproc",
-        type=int,
-        default=None,
-        metavar="N",
-        help="train with N processes on this machine (DDP): runs torchrun's own launcher, "
-        "torch.distributed.run --standalone --nproc_per_node N; for several machines use "
-        "torchrun itself (docs/distributed.md)",
-    )
-    train.add_argument(
-        "--max-restarts",
-        type=int,
-        default=0,
-        metavar="K",
-        help="with --nproc: when a process fails, restart all of them up to K times; each "
-        "restart resumes from the run's newest good checkpoint",
-    )
+    _add_launch_args(train)
     train.set_defaults(run=cmd_train)
 
     resume = sub.add_parser("resume", help="continue a run from its newest good checkpoint")
@@ -141,6 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_trust_arg(resume)
     resume.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    _add_launch_args(resume)
     resume.set_defaults(run=cmd_resume)
 
     evaluate = sub.add_parser(
@@ -230,6 +215,26 @@ def _add_config_args(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="KEY=VALUE",
         help="override a config value, e.g. optim.lr=3e-4 (repeatable)",
+    )
+
+
+def _add_launch_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--nproc",
+        type=int,
+        default=None,
+        metavar="N",
+        help="train with N processes on this machine (DDP): runs torchrun's own launcher, "
+        "torch.distributed.run --standalone --nproc_per_node N; for several machines use "
+        "torchrun itself (docs/distributed.md)",
+    )
+    parser.add_argument(
+        "--max-restarts",
+        type=int,
+        default=0,
+        metavar="K",
+        help="with --nproc: when a process fails, restart all of them up to K times; each "
+        "restart resumes from the run's newest good checkpoint",
     )
 
 

@@ -154,6 +154,8 @@ class Run:
             compile=scope.compiled.report if scope.compiled is not None else None,
             throughput=self.meter.run_rates(),
             kernels=scope.kernels,
+            recipe=cfg.run.recipe,
+            world_size=self.strategy.world_size,
         )
         self.ema.copy_to_model()  # train.ema_decay: the model ends with the average
         self.strategy.sync_buffers(self.model)  # one model on every rank
