@@ -37,7 +37,7 @@ from trainwell.loop.meter import Meter
 from trainwell.loop.monitor import BestWeights, Monitor
 from trainwell.loop.observers import default_observers, fit_info, stateful_observers
 from trainwell.loop.result import FitResult
-from trainwell.loop.resume import elastic_resume, load_resume_state
+from trainwell.loop.resume import carry_best, elastic_resume, read_resume_state, resume_path
 from trainwell.loop.run_state import Counters, History, RunLength
 from trainwell.loop.saves import Saves
 from trainwell.loop.stops import Stops
@@ -119,7 +119,9 @@ class Run:
         """Restore the saved run ``checkpoint.resume`` names (or a torchrun restart finds)."""
         resume = elastic_resume(self.cfg.checkpoint.resume, self.cfg.run.dir)
         if resume:
-            restore(self.state, load_resume_state(self.cfg, self.strategy, resume))
+            path = resume_path(self.cfg, resume)
+            restore(self.state, read_resume_state(self.cfg, self.strategy, path))
+            carry_best(self.checkpointer, path, self.monitor.best.best_step)  # from another dir
             warn_if_inexact_resume(self.train_loader, self.counters.batch_in_epoch)
 
     def info(self) -> FitInfo:
