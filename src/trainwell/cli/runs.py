@@ -174,6 +174,7 @@ def cmd_lr_find(args: argparse.Namespace) -> int:
         loss=job.loss,
         config=config,
         step_fn=job.step_fn,
+        train_step=job.train_step,  # a recipe's own step (the GAN's): all its optimizers
         min_lr=args.min_lr,
         max_lr=args.max_lr,
         num_steps=args.steps,
@@ -185,10 +186,20 @@ def cmd_lr_find(args: argparse.Namespace) -> int:
     print(result.describe())
     print(f"sweep in {out / 'lr_find.json'}" + (f", plot {result.plot}" if result.plot else ""))
     if result.suggestion is not None:
-        print(
-            f"use it: trainwell train --recipe {recipe_name} --set optim.lr={result.suggestion:.3g}"
-        )
+        print(_use_it(recipe_name, config, job, result.suggestion))
     return EXIT_OK
+
+
+def _use_it(recipe_name: str, config: Any, job: Any, lr: float) -> str:
+    """The command line that trains with the suggested LR: ``optim.lr``, or for a recipe whose
+    own step builds its optimizers, its ``model.lr`` when it has one."""
+    if job.train_step is None:
+        key = "optim.lr"
+    elif "lr" in {f.name for f in dataclasses.fields(config.model)}:
+        key = "model.lr"
+    else:
+        return f"use it: as the LR of the optimizers recipe {recipe_name}'s TrainStep builds"
+    return f"use it: trainwell train --recipe {recipe_name} --set {key}={lr:.3g}"
 
 
 def cmd_plot(args: argparse.Namespace) -> int:

@@ -59,3 +59,20 @@ def test_quiet_silences_mlflows_own_info_lines(tmp_path, capfd):
     assert code == 0, err
     assert (tmp_path / "r" / "mlflow.db").is_file()  # MLflow did create its store
     assert "INFO" not in out + err and "database tables" not in out + err, out + err
+
+
+def test_lr_find_sweeps_a_recipe_with_its_own_step_of_two_optimizers(tmp_path, capsys):
+    import json
+
+    out = tmp_path / "lrf"
+    code = main(
+        ["lr-find", "--recipe", "gan", "--steps", "20", "--out", str(out)]
+        + ["--set", "run.device=cpu", "--set", "model.num_points=512"]
+    )
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    sweep = json.loads((out / "lr_find.json").read_text())
+    assert len(sweep["lrs"]) >= 10 and sweep["lrs"] == sorted(sweep["lrs"])
+    assert all(isinstance(v, float) for v in sweep["losses"])
+    # the GAN recipe's LR is model.lr (its step builds its optimizers), not optim.lr
+    assert "use it: trainwell train --recipe gan --set model.lr=" in captured.out
