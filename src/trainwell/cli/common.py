@@ -12,6 +12,7 @@ from typing import Any
 
 from trainwell.errors import (
     ConfigError,
+    UserError,
 )
 
 
@@ -64,3 +65,18 @@ def _read_yaml(path: Path) -> dict[str, Any]:
         return yaml.safe_load(path.read_text()) or {}
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path} does not parse: {exc}") from None
+
+
+def _run_recipe(run_dir: Path, saved: dict[str, Any]) -> str:
+    """The recipe a run directory's ``config.yaml`` recorded; a run `fit()` was called on from
+    Python has none, and no recipe (the default one least of all) rebuilds its model."""
+    recipe = (saved.get("run") or {}).get("recipe")
+    if not recipe:
+        config = run_dir / "config.yaml"
+        raise UserError(
+            f"{run_dir} was trained by fit() from Python (no run.recipe in {config}): the CLI "
+            "cannot rebuild its model; in Python, resume with tw.fit(model, train_data, "
+            f'val_data, config=tw.load_config(["{config}"], ["checkpoint.resume=auto"])) or '
+            f'evaluate with tw.load_weights(model, "{run_dir / "checkpoints" / "best.pt"}")'
+        )
+    return recipe

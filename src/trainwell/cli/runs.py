@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from trainwell.cli.common import _note, _read_yaml, _recipe_in_files, _trusting
+from trainwell.cli.common import _note, _read_yaml, _recipe_in_files, _run_recipe, _trusting
 from trainwell.cli.train import _build, _recipe, _seeded_job
 from trainwell.errors import EXIT_OK, UserError
 
@@ -78,7 +78,7 @@ def _load_run_model(args: argparse.Namespace) -> _RunModel:
     config_file = run_dir / "config.yaml"
     if not config_file.is_file():
         raise UserError(f"{run_dir} is not a run directory (no config.yaml)")
-    recipe_name = (_read_yaml(config_file).get("run") or {}).get("recipe") or "digits"
+    recipe_name = _run_recipe(run_dir, _read_yaml(config_file))
     base, build = _recipe(recipe_name, run_dir)
     config = load_config([config_file], base=base)
     which = args.checkpoint or "best"

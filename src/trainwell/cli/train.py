@@ -12,7 +12,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from trainwell.cli.common import _note, _one_line, _read_yaml, _recipe_in_files, _trusting
+from trainwell.cli.common import (
+    _note,
+    _one_line,
+    _read_yaml,
+    _recipe_in_files,
+    _run_recipe,
+    _trusting,
+)
 from trainwell.errors import (
     EXIT_GUARD_STOPPED,
     EXIT_INTERRUPTED,
@@ -138,7 +145,7 @@ def _resume_command(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir)
     config_file = run_dir / "config.yaml"
     saved = _saved_config(run_dir)
-    recipe_name = (saved.get("run") or {}).get("recipe") or "digits"
+    recipe_name = _run_recipe(run_dir, saved)
     base, build = _recipe(recipe_name, run_dir)
     # Quietness belongs to this invocation, not to the run that is being continued.
     quiet = f"run.quiet={'true' if args.quiet else 'false'}"

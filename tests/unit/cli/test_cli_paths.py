@@ -76,3 +76,19 @@ def test_lr_find_sweeps_a_recipe_with_its_own_step_of_two_optimizers(tmp_path, c
     assert all(isinstance(v, float) for v in sweep["losses"])
     # the GAN recipe's LR is model.lr (its step builds its optimizers), not optim.lr
     assert "use it: trainwell train --recipe gan --set model.lr=" in captured.out
+
+
+def test_resume_and_eval_of_a_python_run_say_plainly_to_use_python(tmp_path, capsys):
+    from tests.fixtures import mlp, separated_blobs
+
+    import trainwell as tw
+
+    data = separated_blobs(64)
+    run = tmp_path / "run"
+    config = {"run": {"dir": str(run), "quiet": True, "device": "cpu"}, "train": {"max_epochs": 1}}
+    tw.fit(mlp(), data, data, config=config)
+    for command in (["resume", str(run)], ["eval", str(run)]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+        assert "trained by fit() from Python" in err and "tw.load_config" in err
