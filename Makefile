@@ -1,43 +1,55 @@
 # One command sets everything up and runs the job: `make train` / `make test`.
+# `make train` installs what the job uses (the package, the recipes' scikit-learn, PyTorch);
+# `make test`/`make lint` add the test suite's libraries (the dev extra) on top. Two stamps:
+# the second never reinstalls the first.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+DEV    := $(VENV)/.installed-dev
+# Byte-compiling every file of PyTorch at install time costs more than the install itself;
+# Python compiles what the job imports on first use instead.
+PIP    := $(BIN)/python -m pip install --quiet --no-compile
 
-.PHONY: setup train test test-unit lint bench clean
+.PHONY: setup setup-dev train test test-unit lint bench clean
 
 setup: $(STAMP)
+
+setup-dev: $(DEV)
 
 # Machines without CUDA get PyTorch's CPU wheel (seconds, not a multi-GB CUDA download);
 # machines with CUDA get the default build that the package's torch range admits.
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 	if command -v nvidia-smi >/dev/null 2>&1; then \
-	  $(BIN)/python -m pip install --quiet "torch>=2.4"; \
+	  $(PIP) "torch>=2.4"; \
 	else \
-	  $(BIN)/python -m pip install --quiet "torch==2.13.0"; \
+	  $(PIP) "torch==2.13.0"; \
 	fi
-	$(BIN)/python -m pip install --quiet -e ".[dev,recipes]"
+	$(PIP) -e ".[recipes]"
 	touch $(STAMP)
+
+$(DEV): $(STAMP)
+	$(PIP) -e ".[dev,recipes]"
+	touch $(DEV)
 
 train: setup
 	$(BIN)/trainwell train $(ARGS)
 
 # Both tiers, all of tests/ (pyproject's testpaths): tests/system runs subprocesses, torchrun
 # and long runs too (~10 minutes).
-test: setup
+test: setup-dev
 	$(BIN)/python -m pytest $(ARGS)
 
 # The unit tier alone: no subprocess, under a minute.
-test-unit: setup
+test-unit: setup-dev
 	$(BIN)/python -m pytest tests/unit $(ARGS)
 
-lint: setup
+lint: setup-dev
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/ruff check src tests benchmarks
 
-bench: setup
+bench: setup-dev
 	$(BIN)/python benchmarks/overhead.py
 
 clean:
