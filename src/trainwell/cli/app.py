@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from trainwell.cli.common import _checkpoint_warnings_as_notes, _one_line
+from trainwell.cli.common import _one_line, _warnings_as_one_line
 from trainwell.cli.train import cmd_recipes, cmd_resume, cmd_train
 from trainwell.errors import (
     EXIT_INTERRUPTED,
@@ -53,7 +53,7 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        with _checkpoint_warnings_as_notes():
+        with _warnings_as_one_line():
             return args.run(args)
     except UserError as exc:
         print(f"trainwell: error: {_one_line(str(exc))}", file=sys.stderr)
@@ -72,6 +72,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Train PyTorch models the right way, fast.",
         epilog="exit codes: 0 done, 2 user mistake, 3 stopped by a runtime guard, "
         "4 a file could not be written, 130 interrupted (after saving)",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"trainwell {_version()}", help="print the version"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -107,23 +110,7 @@ def _parser() -> argparse.ArgumentParser:
         help="record a torch.profiler window (profile.wait/warmup/active steps) into "
         "RUN/profile and print the top operators",
     )
-    train.add_argument(
-        "--nproc",
-        type=int,
-        default=None,
-        metavar="N",
-        help="train with N processes on this machine (DDP): runs torchrun's own launcher, "
-        "torch.distributed.run --standalone --nproc_per_node N; for several machines use "
-        "torchrun itself (docs/distributed.md)",
-    )
-    train.add_argument(
-        "--max-restarts",
-        type=int,
-        default=0,
-        metavar="K",
-        help="with --nproc: when a process fails, restart all of them up to K times; each "
-        "restart resumes from the run's newest good checkpoint",
-    )
+    _add_launch_args(train)
     train.set_defaults(run=cmd_train)
 
     resume = sub.add_parser("resume", help="continue a run from its newest good checkpoint")
@@ -138,6 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_trust_arg(resume, recipe=True)
     resume.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    _add_launch_args(resume)
     resume.set_defaults(run=cmd_resume)
 
     evaluate = sub.add_parser(
@@ -202,6 +190,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    """The installed distribution's version (importlib.metadata)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("trainwell")
+    except PackageNotFoundError:  # imported from a source tree that was never installed
+        return "unknown (not installed: pip install -e .)"
+
+
 def _add_config_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
@@ -217,6 +215,26 @@ def _add_config_args(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="KEY=VALUE",
         help="override a config value, e.g. optim.lr=3e-4 (repeatable)",
+    )
+
+
+def _add_launch_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--nproc",
+        type=int,
+        default=None,
+        metavar="N",
+        help="train with N processes on this machine (DDP): runs torchrun's own launcher, "
+        "torch.distributed.run --standalone --nproc_per_node N; for several machines use "
+        "torchrun itself (docs/distributed.md)",
+    )
+    parser.add_argument(
+        "--max-restarts",
+        type=int,
+        default=0,
+        metavar="K",
+        help="with --nproc: when a process fails, restart all of them up to K times; each "
+        "restart resumes from the run's newest good checkpoint",
     )
 
 

@@ -1,5 +1,5 @@
-"""What every ``trainwell`` verb shares: one-line notes and errors on stderr, checkpoint
-warnings shown as notes, ``--trust-checkpoint``, and reading the recipe a run recorded."""
+"""What every ``trainwell`` verb shares: one-line notes, warnings and errors on stderr,
+``--trust-checkpoint``, and reading the recipe a run recorded."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from trainwell.errors import UserError
 
 
 @contextlib.contextmanager
@@ -20,19 +22,17 @@ def _trusting(args: argparse.Namespace) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _checkpoint_warnings_as_notes() -> Iterator[None]:
-    """Warnings about checkpoints (a damaged one skipped) as one ``trainwell: warning:`` line."""
+def _warnings_as_one_line() -> Iterator[None]:
+    """Every warning the command raises as one ``trainwell: warning: ...`` line on stderr.
+
+    Python's own format is two lines that point at the library's source (``cli.py:42:
+    UserWarning: ...`` and the line of code), which tells a command-line user nothing. Only
+    the CLI process shows warnings this way; `fit()` called from Python keeps the normal ones.
+    """
     import warnings
 
-    from trainwell.state.checkpoint import CheckpointWarning
-
-    shown = warnings.showwarning
-
     def show(message: Any, category: Any, filename: str, lineno: int, *rest: Any) -> None:
-        if issubclass(category, CheckpointWarning):
-            print(f"trainwell: warning: {_one_line(str(message))}", file=sys.stderr)
-        else:
-            shown(message, category, filename, lineno, *rest)
+        print(f"trainwell: warning: {_one_line(str(message))}", file=sys.stderr)
 
     with warnings.catch_warnings():
         warnings.showwarning = show
@@ -60,3 +60,18 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     from trainwell.config.tree import read_config_file
 
     return read_config_file(path)
+
+
+def _run_recipe(run_dir: Path, saved: dict[str, Any]) -> str:
+    """The recipe a run directory's ``config.yaml`` recorded; a run `fit()` was called on from
+    Python has none, and no recipe (the default one least of all) rebuilds its model."""
+    recipe = (saved.get("run") or {}).get("recipe")
+    if not recipe:
+        config = run_dir / "config.yaml"
+        raise UserError(
+            f"{run_dir} was trained by fit() from Python (no run.recipe in {config}): the CLI "
+            "cannot rebuild its model; in Python, resume with tw.fit(model, train_data, "
+            f'val_data, config=tw.load_config(["{config}"], ["checkpoint.resume=auto"])) or '
+            f'evaluate with tw.load_weights(model, "{run_dir / "checkpoints" / "best.pt"}")'
+        )
+    return recipe

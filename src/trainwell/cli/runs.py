@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from trainwell.cli.common import _note, _read_yaml, _recipe_in_files, _trusting
+from trainwell.cli.common import _note, _read_yaml, _recipe_in_files, _run_recipe, _trusting
 from trainwell.cli.train import _build, _recipe, _seeded_job
 from trainwell.errors import EXIT_OK, UserError, WriteFailedError
 
@@ -84,7 +84,7 @@ def _load_run_model(args: argparse.Namespace) -> _RunModel:
     config_file = run_dir / "config.yaml"
     if not config_file.is_file():
         raise UserError(f"{run_dir} is not a run directory (no config.yaml)")
-    recipe_name = (_read_yaml(config_file).get("run") or {}).get("recipe") or "digits"
+    recipe_name = _run_recipe(run_dir, _read_yaml(config_file))
     base, build = _recipe(recipe_name, run_dir, trust_recipe=args.trust_recipe)
     config = load_config([config_file], base=base)
     which = args.checkpoint or "best"
@@ -183,15 +183,14 @@ def cmd_lr_find(args: argparse.Namespace) -> int:
         loss=job.loss,
         config=config,
         step_fn=job.step_fn,
+        train_step=job.train_step,  # a recipe's own step (the GAN's): all its optimizers
         min_lr=args.min_lr,
         max_lr=args.max_lr,
         num_steps=args.steps,
     )
     print(result.describe())  # first: a disk that fills up now does not lose the suggestion
     if result.suggestion is not None:
-        print(
-            f"use it: trainwell train --recipe {recipe_name} --set optim.lr={result.suggestion:.3g}"
-        )
+        print(_use_it(recipe_name, config, job, result.suggestion))
     record = {k: getattr(result, k) for k in ("suggestion", "min_loss_lr", "rule", "lrs", "losses")}
     write_text_atomic(json.dumps(record, indent=1) + "\n", out / "lr_find.json")
     if matplotlib_available():
@@ -211,6 +210,18 @@ def _writable_directory(directory: Path) -> None:
             f"cannot write into {directory}: {exc.strerror or exc}; pass --out a directory "
             "you can write to"
         ) from None
+
+
+def _use_it(recipe_name: str, config: Any, job: Any, lr: float) -> str:
+    """The command line that trains with the suggested LR: ``optim.lr``, or for a recipe whose
+    own step builds its optimizers, its ``model.lr`` when it has one."""
+    if job.train_step is None:
+        key = "optim.lr"
+    elif "lr" in {f.name for f in dataclasses.fields(config.model)}:
+        key = "model.lr"
+    else:
+        return f"use it: as the LR of the optimizers recipe {recipe_name}'s TrainStep builds"
+    return f"use it: trainwell train --recipe {recipe_name} --set {key}={lr:.3g}"
 
 
 def cmd_plot(args: argparse.Namespace) -> int:

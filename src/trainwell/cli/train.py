@@ -12,7 +12,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from trainwell.cli.common import _note, _one_line, _read_yaml, _recipe_in_files, _trusting
+from trainwell.cli.common import (
+    _note,
+    _one_line,
+    _read_yaml,
+    _recipe_in_files,
+    _run_recipe,
+    _trusting,
+)
 from trainwell.errors import (
     EXIT_GUARD_STOPPED,
     EXIT_INTERRUPTED,
@@ -59,15 +66,20 @@ def _without_option(argv: list[str], name: str) -> list[str]:
     return out
 
 
-def _in_process_group(args: argparse.Namespace) -> int:
-    """Train; under torchrun inside the process group (started here, destroyed at the end)."""
+def _in_process_group(
+    args: argparse.Namespace, command: Any = None, device: str | None = None
+) -> int:
+    """Train (``command``: `_train_command`); under torchrun inside the process group
+    (started here, destroyed at the end). ``device``: the run's, unless ``--set`` names one."""
     from trainwell.strategy.process import env_rank, process_group
 
-    device = next((o.split("=", 1)[1] for o in args.overrides if o.startswith("run.device=")), None)
+    device = next(
+        (o.split("=", 1)[1] for o in args.overrides if o.startswith("run.device=")), device
+    )
     with process_group(device):
         if env_rank() != 0:
             args.quiet = True  # rank 0 speaks for the run
-        return _train_command(args)
+        return (command or _train_command)(args)
 
 
 def _train_command(args: argparse.Namespace) -> int:
@@ -109,16 +121,31 @@ def _train_command(args: argparse.Namespace) -> int:
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    from trainwell.config.tree import load_config
+    """``trainwell resume RUN``: in this process, or as ``--nproc N`` processes like train."""
+    from trainwell.strategy.process import launched
 
-    run_dir = Path(args.run_dir)
+    saved = _saved_config(Path(args.run_dir))
+    if args.nproc is not None and not launched():
+        return _launch(args)
+    return _in_process_group(args, _resume_command, (saved.get("run") or {}).get("device"))
+
+
+def _saved_config(run_dir: Path) -> dict[str, Any]:
     config_file = run_dir / "config.yaml"
     if not config_file.is_file():
         raise UserError(
             f"{run_dir} is not a run directory (no config.yaml); pass the directory a run wrote"
         )
-    saved = _read_yaml(config_file)
-    recipe_name = (saved.get("run") or {}).get("recipe") or "digits"
+    return _read_yaml(config_file)
+
+
+def _resume_command(args: argparse.Namespace) -> int:
+    from trainwell.config.tree import load_config
+
+    run_dir = Path(args.run_dir)
+    config_file = run_dir / "config.yaml"
+    saved = _saved_config(run_dir)
+    recipe_name = _run_recipe(run_dir, saved)
     base, build = _recipe(recipe_name, run_dir, trust_recipe=args.trust_recipe)
     # Quietness belongs to this invocation, not to the run that is being continued.
     quiet = f"run.quiet={'true' if args.quiet else 'false'}"

@@ -10,10 +10,11 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import re
 import sys
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, Union
 
@@ -30,6 +31,7 @@ def build_config(
     *,
     base: Config | None = None,
     model_type: type | None = None,
+    _origins: Mapping[str, str] | None = None,
 ) -> Config:
     """Build a `Config` from nested ``values`` and ``section.key=value`` override strings.
 
@@ -41,12 +43,17 @@ def build_config(
         model_type = type(base.model)
     tree = base.to_dict()
     tree["model"] = _plain(dataclasses.asdict(base.model))
+    # where each value came from, so a refused value's message can name it
+    origins: dict[str, str] = dict(_origins or {})
     if values:
         _merge(tree, _check_mapping(values, "config"), Config, model_type, prefix="")
+        for name in _dotted_keys(values):
+            origins.setdefault(name, "the config")
     for item in overrides:
         key, value = _parse_override(item)
         _merge(tree, _nest(key, value), Config, model_type, prefix="")
-    return validate_config(_construct(Config, tree, model_type, prefix=""))
+        origins[key] = "--set"
+    return validate_config(_construct(Config, tree, model_type, prefix="", origins=origins))
 
 
 def load_config(
@@ -58,9 +65,21 @@ def load_config(
 ) -> Config:
     """Load YAML/TOML files (later files win), then apply ``section.key=value`` overrides."""
     merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
     for path in paths:
-        _deep_update(merged, read_config_file(path))
-    return build_config(merged, overrides, base=base, model_type=model_type)
+        data = read_config_file(path)
+        _deep_update(merged, data)
+        origins.update(dict.fromkeys(_dotted_keys(data), f"config file {path}"))  # later wins
+    return build_config(merged, overrides, base=base, model_type=model_type, _origins=origins)
+
+
+def _dotted_keys(values: Mapping[str, Any], prefix: str = "") -> Iterator[str]:
+    """Every key of nested ``values`` as ``section.key`` (and each level above it)."""
+    for key, value in values.items():
+        name = f"{prefix}{key}"
+        yield name
+        if isinstance(value, Mapping):
+            yield from _dotted_keys(value, f"{name}.")
 
 
 def read_config_file(path: str | Path) -> dict[str, Any]:
@@ -250,7 +269,9 @@ def _merge(tree: dict, values: Mapping, cls: type, model_type: type, prefix: str
             tree[key] = dict(value) if isinstance(value, Mapping) else value
 
 
-def _construct(cls: type, tree: Mapping, model_type: type, prefix: str) -> Any:
+def _construct(
+    cls: type, tree: Mapping, model_type: type, prefix: str, origins: Mapping[str, str]
+) -> Any:
     hints = _hints(cls, model_type)
     kwargs = {}
     for f in dataclasses.fields(cls):
@@ -259,10 +280,20 @@ def _construct(cls: type, tree: Mapping, model_type: type, prefix: str) -> Any:
         name = f"{prefix}{f.name}"
         sub = _dataclass_of(hints[f.name])
         if sub is not None:
-            kwargs[f.name] = _construct(sub, tree[f.name], model_type, f"{name}.")
+            kwargs[f.name] = _construct(sub, tree[f.name], model_type, f"{name}.", origins)
         else:
-            kwargs[f.name] = _coerce(tree[f.name], hints[f.name], name)
+            kwargs[f.name] = _coerce(tree[f.name], hints[f.name], name, _origin(name, origins))
     return cls(**kwargs)
+
+
+def _origin(name: str, origins: Mapping[str, str]) -> str | None:
+    """Where ``name``'s value came from (``--set``, a config file): its own key or a section
+    set whole (``train.compile={...}``)."""
+    while name:
+        if name in origins:
+            return origins[name]
+        name = name.rpartition(".")[0]
+    return None
 
 
 def _hints(cls: type, model_type: type) -> dict[str, Any]:
@@ -287,15 +318,18 @@ def _unknown_key_message(name: str, prefix: str, valid: list[str], value: Any = 
     return f"unknown config key {name!r}; did you mean {suggestion}?"
 
 
-def _coerce(value: Any, tp: Any, name: str) -> Any:
-    """``value`` converted to type ``tp``, or a one-line `ConfigError` in plain words."""
+def _coerce(value: Any, tp: Any, name: str, origin: str | None = None) -> Any:
+    """``value`` converted to type ``tp``, or a one-line `ConfigError` in plain words that
+    names where the value came from (``origin``: ``--set``, a config file)."""
     ok, result = _convert(value, tp)
     if ok:
         return result
-    raise ConfigError(_mismatch(value, tp, name))
+    where = f" (in {origin})" if origin else ""
+    raise ConfigError(_mismatch(value, tp, name, where))
 
 
 _NoneType = type(None)
+_WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
 
 
 def _is_union(tp: Any) -> bool:
@@ -336,6 +370,10 @@ def _convert(value: Any, tp: Any) -> tuple[bool, Any]:
     if tp is bool:
         return isinstance(value, bool), value
     if tp is int:
+        # A quoted whole number ("3") counts, as a quoted float does: one rule for both, from
+        # a file or --set (YAML already reads 1e-3 without a dot as a string).
+        if isinstance(value, str) and _WHOLE_NUMBER.fullmatch(value.strip()):
+            return True, int(value.strip())
         return (isinstance(value, int) and not isinstance(value, bool)), value
     if tp is float:
         if isinstance(value, int | float) and not isinstance(value, bool):
@@ -351,8 +389,9 @@ def _convert(value: Any, tp: Any) -> tuple[bool, Any]:
     return True, value
 
 
-def _mismatch(value: Any, tp: Any, name: str) -> str:
-    """Why ``value`` does not fit ``tp``, in words a user can act on."""
+def _mismatch(value: Any, tp: Any, name: str, where: str = "") -> str:
+    """Why ``value`` does not fit ``tp``, in words a user can act on; ``where`` names where a
+    quoted value came from (" (in --set)", " (in config file c.yaml)")."""
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if _is_union(tp) and _NoneType in args and _says_none(value):
@@ -361,8 +400,7 @@ def _mismatch(value: Any, tp: Any, name: str) -> str:
         parsed = _parse_yaml_scalar(value)
         if not isinstance(parsed, str) and _convert(parsed, tp)[0]:
             return (
-                f"{name}={value!r} is a string (quoted in the file?); "
-                f"write {value.strip()} without quotes"
+                f"{name}={value!r} is a quoted string{where}; write {value.strip()} without quotes"
             )
     if origin is Literal:
         close = difflib.get_close_matches(str(value), [str(a) for a in args], n=1, cutoff=0.4)
@@ -373,7 +411,7 @@ def _mismatch(value: Any, tp: Any, name: str) -> str:
         if len(value) == len(items):
             for i, (v, a) in enumerate(zip(value, items, strict=True)):
                 if not _convert(v, a)[0]:
-                    return _mismatch(v, a, f"{name}[{i}]")
+                    return _mismatch(v, a, f"{name}[{i}]", where)
     message = f"{name}={value!r} must be {_describe(tp, name)}"
     choices = [str(a) for a in _literal_choices(tp)]
     if isinstance(value, str) and choices:

@@ -37,7 +37,7 @@ from trainwell.loop.meter import Meter
 from trainwell.loop.monitor import BestWeights, Monitor, check_monitor, default_monitor
 from trainwell.loop.observers import default_observers, fit_info, stateful_observers
 from trainwell.loop.result import FitResult
-from trainwell.loop.resume import elastic_resume, load_resume_state
+from trainwell.loop.resume import carry_best, elastic_resume, read_resume_state, resume_path
 from trainwell.loop.run_state import Counters, History, RunLength
 from trainwell.loop.saves import Saves
 from trainwell.loop.stops import Stops, TimeLimit
@@ -126,7 +126,9 @@ class Run:
         """Restore the saved run ``checkpoint.resume`` names (or a torchrun restart finds)."""
         resume = elastic_resume(self.cfg.checkpoint.resume, self.cfg.run.dir)
         if resume:
-            restore(self.state, load_resume_state(self.cfg, self.strategy, resume))
+            path = resume_path(self.cfg, resume)
+            restore(self.state, read_resume_state(self.cfg, self.strategy, path))
+            carry_best(self.checkpointer, path, self.monitor.best.best_step)  # from another dir
             warn_if_inexact_resume(self.train_loader, self.counters.batch_in_epoch)
 
     def info(self) -> FitInfo:
@@ -161,6 +163,8 @@ class Run:
             compile=scope.compiled.report if scope.compiled is not None else None,
             throughput=self.meter.run_rates(),
             kernels=scope.kernels,
+            recipe=cfg.run.recipe,
+            world_size=self.strategy.world_size,
         )
         self.ema.copy_to_model()  # train.ema_decay: the model ends with the average
         self.strategy.sync_buffers(self.model)  # one model on every rank

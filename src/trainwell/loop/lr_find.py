@@ -40,6 +40,7 @@ from trainwell.parts.accumulation import Accumulation
 from trainwell.parts.optim import build_optimizer
 from trainwell.parts.precision import Precision
 from trainwell.state.rng import RNGState, seed_everything
+from trainwell.step.train_step import TrainStep
 
 RULE = "steepest descent of the smoothed loss against log(LR), before its minimum"
 
@@ -110,6 +111,7 @@ def lr_find(
     config: Config | dict[str, Any] | None = None,
     optimizer: torch.optim.Optimizer | None = None,
     step_fn: Any = None,
+    train_step: TrainStep | None = None,
     min_lr: float = 1e-7,
     max_lr: float = 10.0,
     num_steps: int = 100,
@@ -118,7 +120,11 @@ def lr_find(
     plot: str | Path | None = None,
     device: str | torch.device | None = None,
 ) -> LRFindResult:
-    """Sweep the LR on ``model`` and ``train_data`` and suggest one (see the module docs)."""
+    """Sweep the LR on ``model`` and ``train_data`` and suggest one (see the module docs).
+
+    ``train_step`` (a `TrainStep` of your own, a GAN's): the sweep runs that step, every one
+    of its optimizers at the swept LR together (each keeping its groups' ratios), on the loss
+    the step returns; its optimizers and schedules are put back afterwards."""
     if not 0 < min_lr < max_lr:
         raise ConfigError(f"lr_find needs 0 < min_lr < max_lr, got {min_lr} and {max_lr}")
     if num_steps < 10:
@@ -127,10 +133,11 @@ def lr_find(
     rng = RNGState().state_dict()  # every stream, put back at the end
     saved_model = {k: v.detach().clone() for k, v in model.state_dict().items()}
     saved_optimizer = copy.deepcopy(optimizer.state_dict()) if optimizer is not None else None
+    saved_slots = _slots_of(train_step)
     was_training = model.training
     try:
         seed_everything(cfg.run.seed, cfg.run.deterministic)
-        result = _sweep(model, train_data, cfg, loss, optimizer, step_fn, device,
+        result = _sweep(model, train_data, cfg, loss, optimizer, (step_fn, train_step), device,
                         (min_lr, max_lr, num_steps, smoothing, diverge))  # fmt: skip
     finally:
         with torch.no_grad():
@@ -138,6 +145,7 @@ def lr_find(
                 value.copy_(saved_model[name])
         if optimizer is not None:
             optimizer.load_state_dict(saved_optimizer)
+        _put_back_slots(train_step, saved_slots)
         model.train(was_training)
         RNGState().load_state_dict(rng)
     if plot is not None:
@@ -145,18 +153,44 @@ def lr_find(
     return result
 
 
-def _sweep(model, train_data, cfg, loss, optimizer, step_fn, device, sweep) -> LRFindResult:
+def _slots_of(train_step: TrainStep | None) -> dict[str, tuple[Any, dict[str, Any]]]:
+    """Each optimizer slot's schedule and optimizer state, to put back after the sweep."""
+    if train_step is None:
+        return {}
+    return {
+        name: (slot.schedule, copy.deepcopy(slot.optimizer.state_dict()))
+        for name, slot in train_step.optimizers.slots.items()
+    }
+
+
+def _put_back_slots(train_step: TrainStep | None, saved: dict[str, Any]) -> None:
+    for name, (schedule, state) in saved.items():
+        slot = train_step.optimizers.slots[name]
+        slot.schedule = schedule
+        slot.optimizer.load_state_dict(state)
+
+
+def _sweep(model, train_data, cfg, loss, optimizer, steps, device, sweep) -> LRFindResult:
     min_lr, max_lr, num_steps, smoothing, diverge = sweep
+    step_fn, train_step = steps
     strategy, trained = prepare_strategy(None, model, cfg, device)
     if strategy.world_size > 1:
         raise ConfigError("lr_find runs in one process; run it before launching torchrun")
     loader = build_loader(train_data, cfg, strategy, train=True)
     accumulation = Accumulation(cfg.train.accumulate_steps, cfg.train.weight_by)
     length = RunLength.of(cfg, loader, accumulation)
-    optimizer = optimizer or _fresh_optimizer(model, cfg)
-    schedule = _Sweep(optimizer, min_lr, max_lr, num_steps)
-    step = default_train_step(model, cfg, length, loss_fn=loss, optimizer=optimizer,
-                              schedule=schedule, step_fn=step_fn)  # fmt: skip
+    if train_step is not None:  # every optimizer of the step swept together
+        step = train_step
+        sweeps = [_Sweep(slot.optimizer, min_lr, max_lr, num_steps)
+                  for slot in step.optimizers.slots.values()]  # fmt: skip
+        for slot, swept in zip(step.optimizers.slots.values(), sweeps, strict=True):
+            slot.schedule = swept
+        schedule = sweeps[0]
+    else:
+        optimizer = optimizer or _fresh_optimizer(model, cfg)
+        schedule = _Sweep(optimizer, min_lr, max_lr, num_steps)
+        step = default_train_step(model, cfg, length, loss_fn=loss, optimizer=optimizer,
+                                  schedule=schedule, step_fn=step_fn)  # fmt: skip
     step.bind(Precision(cfg.train.precision, strategy.device), strategy, trained)
     model.train()
     lrs: list[float] = []

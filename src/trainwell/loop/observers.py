@@ -41,7 +41,14 @@ def default_observers(cfg: Config, strategy: Strategy) -> list[Observer]:
         ):
             observers.append(TensorBoardLog(cfg.run.dir))
         if cfg.log.mlflow:
-            observers.append(MLflowLog(cfg.run.dir, cfg.log.mlflow_uri, cfg.log.mlflow_experiment))
+            observers.append(
+                MLflowLog(
+                    cfg.run.dir,
+                    cfg.log.mlflow_uri,
+                    cfg.log.mlflow_experiment,
+                    quiet=cfg.run.quiet,
+                )
+            )
         if cfg.log.wandb:
             observers.append(WandbLog(cfg.run.dir, cfg.log.wandb_project, cfg.log.wandb_mode))
         if cfg.log.plots:

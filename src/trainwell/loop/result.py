@@ -38,6 +38,8 @@ class FitResult:
     compile: CompileReport | None = None  # train.compile: compile time, graph breaks, recompiles
     throughput: dict[str, Any] = field(default_factory=dict)  # samples/s, tokens/s, MFU
     kernels: dict[str, Any] = field(default_factory=dict)  # TF32 / cuDNN autotuning chosen
+    recipe: str | None = None  # run.recipe: set by the CLI, which can rebuild the run from it
+    world_size: int = 1  # processes that trained it: a resume hint launches as many
 
     @property
     def ok(self) -> bool:
@@ -114,22 +116,66 @@ class FitResult:
             if plots.is_dir():
                 lines.append(f"plots: {plots}")
             if self.saves:
-                cut_short = bool(self.preempted) or self.stop_reason.startswith(TIME_UP)
-                lines += _next_commands(self.run_dir, self.epochs, cut_short)
+                lines += next_commands(self)
         return "\n".join(lines)
 
 
-def _next_commands(run_dir: Path, epochs: int, cut_short: bool) -> list[str]:
-    """The commands a person types next, for this run directory (``cut_short``: a signal or
-    ``train.max_time`` stopped it before its length: resume it)."""
-    if cut_short:
-        first = [f"resume with: trainwell resume {run_dir}", "next:"]
+def next_commands(result: FitResult) -> list[str]:
+    """What a person types next for this run: ``trainwell`` commands when the run has a recipe
+    the CLI can rebuild (``run.recipe``), else the Python calls; each one works as printed."""
+    run_dir = result.run_dir
+    # mid-run (a signal, a guard, train.max_time): resume it as it was
+    stopped = bool(result.preempted or result.stopped_by_guard) or result.stop_reason.startswith(
+        TIME_UP
+    )
+    if result.recipe is None:
+        return _python_next(run_dir, result, stopped)
+    resume = f"trainwell resume {run_dir}"
+    if result.world_size > 1:
+        resume += f" --nproc {result.world_size}"  # as many processes as trained it
+    if stopped:
+        first = [f"resume with: {resume}", "next:"]
     else:
-        longer = f"trainwell resume {run_dir} --set train.max_epochs={2 * epochs}"
-        first = ["next:", f"  {longer}   # train longer"]
+        first = ["next:", f"  {resume} --set {_longer(result)}   # train longer"]
     return [
         *first,
         f"  trainwell eval {run_dir}              # the best checkpoint on the validation data",
+        *_file_commands(run_dir),
+    ]
+
+
+def _longer(result: FitResult) -> str:
+    """The override that lets the run go on: the limit it reached, doubled. A run stopped by
+    ``train.max_steps`` (perhaps mid-epoch, with no whole epoch done) needs more steps; more
+    epochs would change nothing."""
+    if result.stop_reason.startswith("reached train.max_steps"):
+        return f"train.max_steps={2 * result.steps}"
+    return f"train.max_epochs={max(2 * result.epochs, result.epochs + 1)}"
+
+
+def _python_next(run_dir: Path | None, result: FitResult, stopped: bool) -> list[str]:
+    """The Python calls for a run `fit()` was called on directly: the CLI has no recipe to
+    rebuild its model and data, so ``trainwell resume/eval`` would not work."""
+    overrides = ["checkpoint.resume=auto"] + ([] if stopped else [_longer(result)])
+    config = f'tw.load_config(["{Path(run_dir) / "config.yaml"}"], {overrides!r})'.replace("'", '"')
+    best = result.best_checkpoint or result.last_checkpoint
+    why = "resume it" if stopped else "train longer"
+    lines = [
+        "next (in Python: fit() was called with your own model and data):",
+        f"  tw.fit(model, train_data, val_data, config={config})   # {why}: your fit() call, "
+        "with this config",
+    ]
+    if best is not None:
+        lines.append(
+            f'  tw.load_weights(model, "{best}"); tw.evaluate(model, val_data)   # the best '
+            "checkpoint on the validation data"
+        )
+    return [*lines, *_file_commands(run_dir)]
+
+
+def _file_commands(run_dir: Path | None) -> list[str]:
+    """Commands that read the run directory alone, with or without a recipe."""
+    return [
         f"  trainwell export {run_dir}            # its weights as safetensors",
         f"  trainwell plot {run_dir}              # loss, metrics, LR, grad norm, throughput",
     ]

@@ -10,7 +10,12 @@ from typing import Any
 
 from trainwell.config.sections import Config
 from trainwell.errors import CheckpointError, warn_at_user
-from trainwell.state.checkpoint import find_checkpoint, load_checkpoint, newest_good_checkpoint
+from trainwell.state.checkpoint import (
+    PREFIX,
+    find_checkpoint,
+    load_checkpoint,
+    newest_good_checkpoint,
+)
 from trainwell.strategy.base import Strategy
 from trainwell.strategy.process import restart_count
 
@@ -18,7 +23,17 @@ from trainwell.strategy.process import restart_count
 def load_resume_state(cfg: Config, strategy: Strategy, resume: str | None = None) -> dict[str, Any]:
     """The saved state to resume from: ``resume`` (default ``checkpoint.resume``), a file, a
     run directory or ``auto``; warns what a changed config or world size means."""
-    path = find_checkpoint(resume or cfg.checkpoint.resume, cfg.run.dir)
+    return read_resume_state(cfg, strategy, resume_path(cfg, resume))
+
+
+def resume_path(cfg: Config, resume: str | None = None) -> Path:
+    """The checkpoint file ``resume`` (default ``checkpoint.resume``) means for this run."""
+    return find_checkpoint(resume or cfg.checkpoint.resume, cfg.run.dir)
+
+
+def read_resume_state(cfg: Config, strategy: Strategy, path: Path) -> dict[str, Any]:
+    """The saved state in checkpoint ``path``; warns what a changed config or world size
+    means."""
     # sharded: every rank reads the whole file on CPU and keeps its shard on the device
     where = "cpu" if strategy.collective_state else strategy.device
     payload = load_checkpoint(path, map_location=where)
@@ -73,6 +88,22 @@ def changed_keys(saved: Mapping[str, Any], current: Mapping[str, Any]) -> list[s
             if name not in _PRESENTATION_KEYS and section != "checkpoint" and old != value:
                 changed.append(f"{name}: {old!r} -> {value!r}")
     return changed
+
+
+def carry_best(checkpointer: Any, source: Path, best_step: int | None) -> None:
+    """A run resumed from another run directory (``--resume A --run-dir B``) takes the
+    checkpoint it resumed from and the best one of A (the monitor's best step) into B, so
+    that B's ``best.pt`` holds the best weights of the whole run, not of B's part of it, and
+    B resumes from where it started even before its first save. Sharded checkpoints and
+    checkpointers of other kinds are left where they are."""
+    adopt = getattr(checkpointer, "adopt", None)
+    if adopt is None:
+        return
+    adopt(source, verified=True)  # verified when it was found
+    if best_step is not None:
+        best = source.with_name(f"{PREFIX}{best_step:08d}.pt")
+        if best != source and best.is_file():
+            adopt(best)
 
 
 def elastic_resume(resume: str | None, run_dir: str | None) -> str | None:

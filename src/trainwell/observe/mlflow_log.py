@@ -15,8 +15,11 @@ run id, so nothing depends on MLflow's process-wide "active run".
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +27,18 @@ from trainwell.errors import ConfigError
 from trainwell.observe.base import FitInfo, Observer, StepReport
 
 INSTALL = "pip install 'trainwell[mlflow]'"
+#: The loggers that print while MLflow opens its store ("Creating initial MLflow database
+#: tables...", Alembic's migrations): at ERROR under run.quiet, while the store is opened.
+QUIETED = ("mlflow", "alembic")
 MAX_PARAM = 500  # MLflow's limit on a param value's length
 
 
 class MLflowLog(Observer):
     """Logs a run to MLflow (see the module documentation)."""
 
-    def __init__(self, run_dir: str | Path, uri: str | None, experiment: str) -> None:
+    def __init__(
+        self, run_dir: str | Path, uri: str | None, experiment: str, *, quiet: bool = False
+    ) -> None:
         try:
             import mlflow  # noqa: F401
         except ImportError:
@@ -38,11 +46,16 @@ class MLflowLog(Observer):
         self.run_dir = Path(run_dir)
         self.uri = uri or f"sqlite:///{self.run_dir.resolve() / 'mlflow.db'}"
         self.experiment = experiment
+        self.quiet = quiet  # run.quiet: MLflow's own INFO lines (creating its tables) too
         self.client: Any = None
         self.run_id: str | None = None
         self.findings = 0
 
     def on_fit_start(self, info: FitInfo) -> None:
+        with _errors_only(QUIETED if self.quiet else ()):
+            self._start(info)
+
+    def _start(self, info: FitInfo) -> None:
         from mlflow.tracking import MlflowClient
 
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -101,6 +114,20 @@ class MLflowLog(Observer):
         while metrics or params:  # MLflow takes at most 1000 metrics and 100 params a batch
             self.client.log_batch(self.run_id, metrics=metrics[:1000], params=params[:100])
             metrics, params = metrics[1000:], params[100:]
+
+
+@contextlib.contextmanager
+def _errors_only(names: tuple[str, ...]) -> Iterator[None]:
+    """The loggers ``names`` print errors only inside the block; their levels are restored."""
+    loggers = [logging.getLogger(name) for name in names]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def _metrics(prefix: str, values: dict[str, Any], step: int) -> list[Any]:

@@ -154,17 +154,19 @@ def layer_index_fn(
     registered before the first stack are layer 0, those between two stacks (an encoder's final
     norm) share the layer of the last block before them, and those after the last stack (final
     norm, head) are the top layer, one above the last block. A model without any stack uses its
-    top-level children in registration order (child ``i`` is layer ``i``).
+    top-level children in registration order (child ``i`` is layer ``i``). Only modules that
+    own parameters count as layers: a ReLU, pooling or dropout between two layers takes no
+    number, so ``Sequential(Linear, ReLU, Linear)`` has layers 1 and 2, one decay apart.
     """
     stacks = _resolve_stacks(model, layers) if layers is not None else _find_stacks(model)
     if not stacks:
-        children = [name for name, _ in model.named_children()]
+        children = _layers_of(model)
         index = {name: i for i, name in enumerate(children)}
         top = len(children)
         return lambda name: index.get(name.split(".")[0], top)
     order = [n for n, _ in model.named_parameters()]
     prefixes = [
-        (f"{path}." if path else "", {child: i for i, (child, _) in enumerate(m.named_children())})
+        (f"{path}." if path else "", {child: i for i, child in enumerate(_layers_of(m))})
         for path, m in stacks
     ]
 
@@ -182,7 +184,7 @@ def layer_index_fn(
     offset, total = {}, 0
     for k in sorted(range(len(stacks)), key=lambda k: first.get(k, len(order))):
         offset[k] = total
-        total += len(stacks[k][1])
+        total += len(prefixes[k][1])
     top = total + 1
     embedding = {
         f"{module_name}.{p_name}" if module_name else p_name
@@ -201,6 +203,16 @@ def layer_index_fn(
         else:
             depth[name] = top if i > last_in_stack else current
     return lambda name: depth.get(name, top)
+
+
+def _layers_of(module: nn.Module) -> list[str]:
+    """The names of ``module``'s children that own parameters: its layers. A ReLU, a pooling
+    or a dropout between them is no layer (it has no LR to decay), so it takes no number."""
+    return [
+        name
+        for name, child in module.named_children()
+        if next(child.parameters(), None) is not None
+    ]
 
 
 def _is_list(module: nn.Module) -> bool:

@@ -43,9 +43,10 @@ from trainwell.state.checkpoint import (
     list_checkpoints,
     newest_good_checkpoint,
     ranked_by_metric,
+    verify,
 )
 from trainwell.state.rng import Stateful
-from trainwell.state.sharded import is_marker, load_shards, remove_shards
+from trainwell.state.sharded import is_marker, load_shards, remove_shards, shards_of
 from trainwell.state.weights import load_weights, unwrap_model
 
 
@@ -389,6 +390,31 @@ class Checkpointer:
         for path in list_checkpoints(self.directory):
             if _step_of(path) > step:
                 _remove_checkpoint(path)
+
+    def adopt(self, source: Path, *, verified: bool = False) -> bool:
+        """Bring ``source``, a checkpoint of another directory (the run this one resumed
+        from), in under its own name with its manifest (a hard link, else a copy) and rank it
+        with this directory's own, so ``best.pt`` stays the best of the whole run. False (and
+        nothing done) for one of this directory, a sharded one, or one that does not verify
+        (``verified``: it was verified already, as the checkpoint a run resumed from was).
+        """
+        target = self.directory / source.name
+        sidecar = source.with_suffix(".json")
+        if source.parent.resolve() == self.directory.resolve() or target.exists():
+            return False
+        if not sidecar.is_file() or shards_of(source).exists():
+            return False
+        try:
+            if not verified:
+                verify(source)
+            manifest = json.loads(sidecar.read_text())
+        except (CheckpointError, ValueError):
+            return False  # a damaged best is not carried: the run's own saves rank alone
+        link_atomic(source, target)  # the file first: a manifest never names a missing file
+        write_json_atomic(manifest, target.with_suffix(".json"))
+        self._update_best(SaveRecord(target, manifest.get("step", 0), manifest.get("epoch", 0), 0))
+        fsync_dir(self.directory)
+        return True
 
     def _update_best(self, record: SaveRecord) -> None:
         ranked = self._ranked_by_metric()

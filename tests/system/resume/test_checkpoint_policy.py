@@ -149,7 +149,7 @@ def test_sigterm_saves_after_the_current_step_and_stops(tmp_path):
     assert signal.getsignal(signal.SIGTERM) is previous  # handlers restored
     assert result.preempted == "SIGTERM"
     assert result.steps == 5 and result.saves[-1].step == 5
-    assert "resume with: trainwell resume" in result.describe()
+    assert '"checkpoint.resume=auto"]))   # resume it' in result.describe()  # from Python
     x, y = blobs()
     resumed = make_model()
     tw.fit(resumed, (x, y), (x[:48], y[:48]), config=config(tmp_path, resume="auto"))

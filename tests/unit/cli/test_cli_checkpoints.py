@@ -10,7 +10,6 @@ import torch
 
 from trainwell.cli.app import main
 from trainwell.errors import EXIT_GUARD_STOPPED, EXIT_OK, EXIT_USAGE, EXIT_WRITE_FAILED
-from trainwell.guards import GuardWarning
 from trainwell.state.checkpoint import list_checkpoints, verify
 
 SMALL = ["--set", "model.hidden=8", "--set", "model.num_points=300", "--quiet"]
@@ -198,10 +197,11 @@ def test_a_checkpoint_with_pickled_objects_is_refused_cleanly_unless_trusted(tmp
     resume = ["resume", str(tmp_path / "run"), "--quiet", "--set", "train.max_epochs=2"]
     assert main(resume) == EXIT_USAGE
     assert "--trust-checkpoint" in one_line_error(capsys.readouterr().err)
-    with pytest.warns(UserWarning) as seen:  # longer than the run it resumes; no best.pt left
-        assert main([*resume, "--trust-checkpoint"]) == EXIT_OK
-    said = " ".join(str(w.message) for w in seen)
-    assert "different config" in said and "no best checkpoint" in said
+    # longer than the run it resumes; no best.pt left: warnings, one trainwell line each
+    assert main([*resume, "--trust-checkpoint"]) == EXIT_OK
+    said = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert all(line.startswith("trainwell: warning: ") for line in said), said
+    assert "different config" in " ".join(said) and "no best checkpoint" in " ".join(said)
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["epochs"] == 2
 
 
@@ -216,9 +216,9 @@ def test_train_resume_auto_starts_fresh_then_resumes(tmp_path, capsys):
     assert "starting fresh" in capsys.readouterr().err
     summary = json.loads((run / "summary.json").read_text())
     assert summary["epochs"] == 2
-    with pytest.warns(UserWarning, match="different config"):  # the job restarted, longer
-        assert main([*command, "--set", "train.max_epochs=3"]) == EXIT_OK
+    assert main([*command, "--set", "train.max_epochs=3"]) == EXIT_OK  # restarted, longer
     err = capsys.readouterr().err
+    assert "trainwell: warning: resuming" in err and "different config" in err
     assert "resuming" in err and "starting fresh" not in err
     history = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert [r["epoch"] for r in history if r["kind"] == "epoch"] == [1, 2, 3]
@@ -255,13 +255,14 @@ def test_a_run_stopped_by_a_guard_exits_3_and_says_why(tmp_path, monkeypatch, ca
         "    return Job(model=torch.nn.Linear(4, 3), train_data=(x, y))\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.warns(GuardWarning, match="nonfinite-input"):
-        code = main(
-            ["train", "--recipe", "nanrecipe:build", "--run-dir", str(tmp_path / "run"), "--quiet"]
-            + ["--set", "train.max_epochs=2", "--set", "guards.nonfinite=stop"]
-        )
+    code = main(
+        ["train", "--recipe", "nanrecipe:build", "--run-dir", str(tmp_path / "run"), "--quiet"]
+        + ["--set", "train.max_epochs=2", "--set", "guards.nonfinite=stop"]
+    )
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert code == EXIT_GUARD_STOPPED
-    line = one_line_error(capsys.readouterr().err)
+    err = capsys.readouterr().err
+    assert "trainwell: warning: " in err and "nonfinite-input" in err  # the guard's finding
+    line = one_line_error(err)
     assert "runtime guard stopped the run" in line
     assert " ".join(summary["stopped_by_guard"].split()) in line

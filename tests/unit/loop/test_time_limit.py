@@ -69,7 +69,7 @@ def test_time_up_saves_stops_says_why_and_resume_auto_goes_on_exactly(tmp_path, 
     assert cut.saves[-1].step == cut.steps  # and saved there
     summary = json.loads((tmp_path / "cut" / "summary.json").read_text())
     assert summary["stop_reason"].startswith("time limit reached")
-    assert "resume with: trainwell resume" in cut.describe()
+    assert "# resume it: your fit() call" in cut.describe()  # fit() from Python: its Python call
 
     monkeypatch.setattr(stops, "_now", stops.time.monotonic)
     resumed_model, resumed = _fit(tmp_path / "cut", resume="auto")
