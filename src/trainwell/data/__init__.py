@@ -41,6 +41,7 @@ from trainwell.data.order import (
 )
 from trainwell.data.padding import PadCollate, pad_collate
 from trainwell.data.placement import fits_on_device, place_tensors
+from trainwell.data.streams import BatchList, StreamLoader, is_list_of_batches
 from trainwell.data.workers import choose_num_workers
 
 # Private names of the former single-module trainwell.data, kept for existing importers.
@@ -48,6 +49,7 @@ _as_tensors = as_tensors
 
 __all__ = [
     "SEED_STRIDE",
+    "BatchList",
     "BatchLoader",
     "BatchSeededDataset",
     "CachedDataset",
@@ -57,6 +59,7 @@ __all__ = [
     "ReadyBatch",
     "SeededDataLoader",
     "SeededIndices",
+    "StreamLoader",
     "TensorLoader",
     "as_tensors",
     "batch_seed",
@@ -67,6 +70,7 @@ __all__ = [
     "epoch_order",
     "fits_on_device",
     "has_static_shapes",
+    "is_list_of_batches",
     "make_loader",
     "pad_collate",
     "place_tensors",

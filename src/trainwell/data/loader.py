@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import torch
-from torch.utils.data import DataLoader
+from torch.utils.data import DataLoader, IterableDataset
 
 from trainwell.data.epochs import (
     BatchLoader,
@@ -44,6 +44,7 @@ from trainwell.data.placement import (
     wants_pinned_batches,
 )
 from trainwell.data.sharding import shard_dataloader
+from trainwell.data.streams import BatchList, StreamLoader, is_list_of_batches
 from trainwell.data.workers import choose_num_workers
 from trainwell.errors import DataError, warn_at_user
 
@@ -82,14 +83,23 @@ def make_loader(
     """
     if isinstance(data, DataLoader):
         return shard_dataloader(data, rank=rank, world_size=world_size, seed=seed)
-    if _is_batch_iterable(data):
-        if world_size > 1 and rank == 0:
-            warn_at_user(
-                f"the training data ({type(data).__name__}) is an iterable of batches that "
-                f"trainwell cannot split between {world_size} processes: it must yield only "
-                "this rank's batches, or every rank trains on the same data; pass a Dataset "
-                "or a DataLoader to have it sharded"
+    if isinstance(data, IterableDataset):
+        _warn_unsharded(data, rank, world_size)
+        return StreamLoader(
+            DataLoader(
+                data,
+                batch_size=batch_size,
+                drop_last=drop_last,
+                collate_fn=collate_fn or collate_batch,
+                num_workers=0 if num_workers == "auto" else num_workers,
+                pin_memory=wants_pinned_batches(device, pin_memory),
             )
+        )
+    if collate_fn is None and is_list_of_batches(data):
+        _warn_unsharded(data, rank, world_size)
+        return BatchList(data)
+    if _is_batch_iterable(data):
+        _warn_unsharded(data, rank, world_size)
         return data
     tensors = as_tensors(data)
     if tensors is not None:
@@ -151,6 +161,16 @@ def make_loader(
     return loader
 
 
+def _warn_unsharded(data: Any, rank: int, world_size: int) -> None:
+    if world_size > 1 and rank == 0:
+        warn_at_user(
+            f"the training data ({type(data).__name__}) is an iterable of batches that "
+            f"trainwell cannot split between {world_size} processes: it must yield only "
+            "this rank's batches, or every rank trains on the same data; pass a Dataset "
+            "or a DataLoader to have it sharded"
+        )
+
+
 def _tensor_loader(
     tensors: tuple[torch.Tensor, ...],
     batch_size: int,
@@ -183,7 +203,7 @@ def _tensor_loader(
     return loader
 
 
-_RESUMABLE = (TensorLoader, BatchLoader, SeededDataLoader)
+_RESUMABLE = (TensorLoader, BatchLoader, SeededDataLoader, BatchList)
 
 
 def start_epoch(loader: Any, epoch: int, start_batch: int = 0) -> Iterator[Any]:
@@ -194,8 +214,8 @@ def start_epoch(loader: Any, epoch: int, start_batch: int = 0) -> Iterator[Any]:
     sampler) has ``set_epoch`` (the DistributedSampler protocol), and its first ``start_batch``
     batches are loaded and dropped: exact only if its order is a function of the epoch.
     """
-    if isinstance(loader, _RESUMABLE):
-        loader.set_epoch(epoch, start_batch)
+    if isinstance(loader, (*_RESUMABLE, StreamLoader)):
+        loader.set_epoch(epoch, start_batch)  # a stream drops its first start_batch itself
         return iter(loader)
     for target in (
         getattr(loader, "sampler", None),
@@ -217,6 +237,14 @@ def warn_if_inexact_resume(loader: Any, start_batch: int) -> None:
     if start_batch == 0 or isinstance(loader, _RESUMABLE):
         return
     name = type(loader).__name__
+    if isinstance(loader, StreamLoader):
+        warn_at_user(
+            f"resuming a stream of batches ({type(loader.source).__name__}) at batch "
+            f"{start_batch}: its first {start_batch} batches are read again and dropped; exact "
+            "only if it yields the same batches every time it is created and read (see "
+            "docs/data.md, streams)"
+        )
+        return
     if any(
         hasattr(target, "set_epoch")
         for target in (getattr(loader, "sampler", None), getattr(loader, "batch_sampler", None))

@@ -22,6 +22,7 @@ from torch import nn
 
 from trainwell.config.sections import Config
 from trainwell.data.loader import warn_if_inexact_resume
+from trainwell.errors import warn_at_user
 from trainwell.guards.finding import merge_findings
 from trainwell.guards.fit import for_fit_step
 from trainwell.loop.builders import (
@@ -153,7 +154,7 @@ class Run:
             steps=counters.step,
             epochs=counters.epoch,
             wall_time_s=time.perf_counter() - scope.started,
-            stop_reason=stop_reason or _limit_reached(cfg, counters),
+            stop_reason=stop_reason or _limit_reached(cfg, counters, self.length),
             run_dir=Path(cfg.run.dir) if cfg.run.dir else None,
             final=dict(records[-1]) if records else {},
             saves=list(checkpointer.saves),
@@ -293,9 +294,20 @@ def assemble(
     )
 
 
-def _limit_reached(cfg: Config, counters: Counters) -> str:
+def _limit_reached(cfg: Config, counters: Counters, length: RunLength) -> str:
     if cfg.train.max_steps and counters.step >= cfg.train.max_steps:
         return f"reached train.max_steps={cfg.train.max_steps}"
+    if length.stream_exhausted and counters.epoch < length.max_epochs:
+        reason = (
+            f"the training stream ended after {counters.step} steps, before "
+            f"train.max_steps={length.max_steps}"
+        )
+        warn_at_user(
+            f"{reason}: the schedule was sized for {length.max_steps} steps, so the learning "
+            "rate never finished its decay; set train.max_steps to the stream's length (in "
+            "optimizer steps), or make the data a re-readable IterableDataset for several passes"
+        )
+        return reason
     return f"reached train.max_epochs={cfg.train.max_epochs}"
 
 

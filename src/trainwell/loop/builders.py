@@ -22,6 +22,7 @@ from trainwell.config.sections import Config
 from trainwell.config.tree import config_yaml
 from trainwell.data.batch import bookkeeping_keys
 from trainwell.data.loader import has_static_shapes, make_loader
+from trainwell.data.streams import as_stream_if_unsized
 from trainwell.errors import ConfigError, warn_at_user
 from trainwell.loop.run_state import RunLength
 from trainwell.parts.clipping import Clipping
@@ -107,6 +108,8 @@ def build_loader(
         rank=strategy.rank if train else 0,
         world_size=strategy.world_size if train else 1,
     )
+    if train:  # data of unknown length: a stream, whose end fit() must see
+        loader = as_stream_if_unsized(loader)
     reason = getattr(loader, "workers_reason", "")
     if train and reason and not cfg.run.quiet and strategy.is_main:
         print(f"data.num_workers=auto -> {loader.num_workers}: {reason}", file=sys.stderr)

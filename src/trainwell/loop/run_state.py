@@ -12,6 +12,7 @@ from typing import Any
 
 from trainwell.config.sections import Config
 from trainwell.data.batch import batch_size_of
+from trainwell.data.streams import StreamLoader, has_length
 from trainwell.errors import DataError
 from trainwell.parts.accumulation import Accumulation
 
@@ -19,19 +20,52 @@ from trainwell.parts.accumulation import Accumulation
 @dataclasses.dataclass(frozen=True)
 class RunLength:
     """How long the run is: whichever of ``train.max_epochs`` and ``train.max_steps`` comes
-    first, in optimizer steps (and so the schedule's length)."""
+    first, in optimizer steps (and so the schedule's length).
+
+    Data of unknown length (a stream: ``stream`` is its `StreamLoader`) are sized by
+    ``train.max_steps``: an epoch counts as the whole run (``steps_per_epoch = max_steps``,
+    ``batches_per_epoch = 0``: unknown) until a pass ends; the run also ends when the stream
+    is exhausted."""
 
     batches_per_epoch: int
     steps_per_epoch: int
     max_epochs: int
     max_steps: int
+    stream: Any = dataclasses.field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, cfg: Config, loader: Any, accumulation: Accumulation) -> RunLength:
+        if isinstance(loader, StreamLoader) or not has_length(loader):
+            return cls.of_stream(cfg, loader, accumulation)
         batches = num_batches(loader)
         steps = accumulation.steps_per_epoch(batches)
         max_steps = min(cfg.train.max_steps or math.inf, cfg.train.max_epochs * steps)
         return cls(batches, steps, cfg.train.max_epochs, int(max_steps))
+
+    @classmethod
+    def of_stream(cls, cfg: Config, loader: Any, accumulation: Accumulation) -> RunLength:
+        """A stream's length: ``train.max_steps`` steps (its schedule), or refused without it."""
+        steps = cfg.train.max_steps
+        if not steps:
+            raise DataError(
+                f"the training data ({_data_name(loader)}) has no length, so the run's length and "
+                "the schedule's total steps are unknown; set train.max_steps to stream it, or "
+                "pass a sized Dataset/DataLoader (or tensors)"
+            )
+        stream = loader if isinstance(loader, StreamLoader) else None
+        # batches_per_epoch 0: unknown; a pass is whole only when the stream itself ended
+        return cls(0, steps, cfg.train.max_epochs, steps, stream)
+
+    @property
+    def stream_exhausted(self) -> bool:
+        """The stream can give no more batches (see `StreamLoader`)."""
+        return self.stream is not None and self.stream.exhausted
+
+
+def _data_name(loader: Any) -> str:
+    source = getattr(loader, "source", loader)
+    inner = getattr(source, "dataset", None)
+    return type(inner if inner is not None else source).__name__
 
 
 def num_batches(loader: Any) -> int:
@@ -40,7 +74,8 @@ def num_batches(loader: Any) -> int:
     except TypeError:
         raise DataError(
             "the training data has no length, so epochs and the schedule's total steps are "
-            "unknown; pass a sized Dataset/DataLoader (or tensors)"
+            "unknown; set train.max_steps to stream it, or pass a sized Dataset/DataLoader "
+            "(or tensors)"
         ) from None
     if count == 0:
         raise DataError(
@@ -73,7 +108,10 @@ class Counters:
         """The epoch's training pass is over: count it when it ran to the end of its batches
         (``train.max_steps`` can end it early), and start its record (epochs 1-based, as users
         count them; ``partial``: a resumed run continues this epoch where it stopped)."""
-        whole = self.step < length.max_steps or self.batch_in_epoch >= length.batches_per_epoch
+        known = length.batches_per_epoch > 0  # a stream's (0) is not: only its end is
+        whole = self.step < length.max_steps or (
+            known and self.batch_in_epoch >= length.batches_per_epoch
+        )
         if whole:
             self.epoch, self.batch_in_epoch = self.epoch + 1, 0
         record = {"epoch": self.epoch if whole else self.epoch + 1, "step": self.step, **values}
@@ -83,7 +121,11 @@ class Counters:
 
     def finished(self, length: RunLength) -> bool:
         """The run has reached its length (epochs or steps, whichever comes first)."""
-        return self.epoch >= length.max_epochs or self.step >= length.max_steps
+        return (
+            self.epoch >= length.max_epochs
+            or self.step >= length.max_steps
+            or length.stream_exhausted
+        )
 
     def state_dict(self) -> dict[str, Any]:
         return asdict(self)
