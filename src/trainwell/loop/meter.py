@@ -66,6 +66,9 @@ class Meter:
         self.log_sums: dict[str, torch.Tensor] = {}
         self.log_counts: dict[str, int] = {}
         self.windows = 0
+        # the epoch's data-wait share: its first batch (worker start-up) left out of both
+        self.epoch_wait_s = self.epoch_fed_s = 0.0
+        self.epoch_waits = 0
 
     def state_dict(self) -> dict[str, Any]:
         """The partial sums of an epoch cut short, so a resumed run logs the same losses."""
@@ -109,6 +112,7 @@ class Meter:
             self.interval_started += time.perf_counter() - self._left_loader_at
             self._left_loader_at = None
         iterator = iter(loader)
+        first_arrived: float | None = None  # host clocks only: perf_counter, no device sync
         try:
             while True:
                 begin = time.perf_counter()
@@ -116,11 +120,19 @@ class Meter:
                     batch = next(iterator)
                 except StopIteration:
                     return
-                self.last_wait_s = time.perf_counter() - begin
+                arrived = time.perf_counter()
+                self.last_wait_s = arrived - begin
                 self.wait_s += self.last_wait_s
+                if first_arrived is None:
+                    first_arrived = arrived
+                else:
+                    self.epoch_wait_s += self.last_wait_s
+                    self.epoch_waits += 1
                 yield batch
         finally:  # the epoch's end, or the loop left it (the last step, a stop): clock stops
             self._left_loader_at = time.perf_counter()
+            if first_arrived is not None:
+                self.epoch_fed_s += self._left_loader_at - first_arrived
 
     def record(
         self,
@@ -220,6 +232,7 @@ class Meter:
         ranks = self.world.world_size if self.world is not None else 1  # summed over ranks
         samples = self.run_samples + self.interval_samples
         rates: dict[str, Any] = {"samples_per_s": samples * ranks / seconds}
+        rates["data_wait"] = min(1.0, self.wait_s / seconds)  # share of it spent waiting
         if self.counts_tokens:
             rates["tokens_per_s"] = (self.run_tokens + self.interval_tokens) * ranks / seconds
         if self.flops is not None:
@@ -240,7 +253,18 @@ class Meter:
             values = self.world.mean(values)
         (loss,), extra = _means_of(values.tolist(), 1, len(self.log_sums))
         names = ["loss", *self.log_sums]
-        return {f"train_{n}": v for n, v in zip(names, [loss, *extra], strict=True)}
+        record = {f"train_{n}": v for n, v in zip(names, [loss, *extra], strict=True)}
+        share = self.epoch_data_wait()
+        if share is not None:
+            record["data_wait"] = share
+        return record
+
+    def epoch_data_wait(self) -> float | None:
+        """The share of this epoch's training time spent waiting for the next batch, its
+        first batch left out (worker start-up); None before a second batch."""
+        if self.epoch_waits == 0 or self.epoch_fed_s <= 0:
+            return None
+        return min(1.0, self.epoch_wait_s / self.epoch_fed_s)
 
     def _agreed(self, sums: dict[str, torch.Tensor], counts: dict[str, int]) -> dict:
         """``sums`` over the names every rank logged (a rank without one adds 0 over 0 steps),
