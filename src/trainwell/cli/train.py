@@ -151,8 +151,30 @@ def _resume_command(args: argparse.Namespace) -> int:
     quiet = f"run.quiet={'true' if args.quiet else 'false'}"
     overrides = [*args.overrides, f"run.dir={run_dir}", "checkpoint.resume=auto", quiet]
     config = load_config([config_file], overrides, base=base)
+    config = _alone_as_single(config, args.overrides, run_dir)
     with _trusting(args):
         return _train(config, build, recipe_name)
+
+
+def _alone_as_single(config: Any, overrides: list[str], run_dir: Path) -> Any:
+    """A run that trained as several processes (``run.strategy`` ddp or fsdp), resumed in one
+    process: ``run.strategy=single``, with a note. Its checkpoint loads into one process as is
+    (a sharded one is resharded: `trainwell.state.sharded`); ``--set run.strategy=...`` or a
+    launcher (``--nproc``, torchrun) keeps the recorded strategy."""
+    from trainwell.strategy.process import launched
+
+    recorded = config.run.strategy
+    if launched() or recorded not in ("ddp", "fsdp"):
+        return config
+    if any(o.split("=", 1)[0].strip() == "run.strategy" for o in overrides):
+        return config
+    if not config.run.quiet:
+        _note(
+            f"{run_dir} trained with run.strategy={recorded} over several processes; resuming "
+            f"it in this one process with run.strategy=single (on N processes: trainwell "
+            f"resume {run_dir} --nproc N)"
+        )
+    return config.replace(run=dataclasses.replace(config.run, strategy="single"))
 
 
 def cmd_recipes(args: argparse.Namespace) -> int:

@@ -38,6 +38,7 @@ import os
 import pickle
 import re
 import shutil
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -358,7 +359,9 @@ def load_shards(directory: Path, parts: Mapping[str, Any]) -> None:
     optimizers = {n: p for n, p in raw.items() if isinstance(p, torch.optim.Optimizer)}
     state = sharded_state(model, optimizers)  # the layout to load into
     vet_metadata(directory)
-    dcp.load(state, storage_reader=SafeReader(str(directory)))
+    with warnings.catch_warnings():  # one plain process is a layout we mean: not torch's warning
+        warnings.filterwarnings("ignore", message="torch.distributed is disabled")
+        dcp.load(state, storage_reader=SafeReader(str(directory)))
     set_model_state_dict(model, state["model"])
     for name, optimizer in optimizers.items():
         set_optimizer_state_dict(model, optimizer, state[name])

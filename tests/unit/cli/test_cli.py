@@ -65,3 +65,26 @@ def test_profile_window_values_are_checked(capsys):
     code = main(["train", "--recipe", "spiral", "--set", "profile.active=0", "--quiet"])
     assert code == 2
     assert "profile.active=0 must be >= 1" in capsys.readouterr().err
+
+
+def test_resume_of_a_multi_process_run_in_one_process_falls_back_to_single(monkeypatch, capsys):
+    from pathlib import Path
+
+    import trainwell as tw
+    from trainwell.cli.train import _alone_as_single
+
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    for recorded in ("fsdp", "ddp"):
+        config = tw.build_config({"run": {"strategy": recorded}})
+        alone = _alone_as_single(config, ["train.max_epochs=3"], Path("runs/a"))
+        assert alone.run.strategy == "single"
+        err = capsys.readouterr().err
+        assert err.count("trainwell: note:") == 1 and err[-1] == "\n" and err.count("\n") == 1
+        assert f"run.strategy={recorded} over several processes" in err
+    fsdp = tw.build_config({"run": {"strategy": "fsdp"}})
+    asked = _alone_as_single(fsdp, ["run.strategy=fsdp"], Path("runs/a"))  # yours stands
+    assert asked.run.strategy == "fsdp"
+    assert _alone_as_single(tw.build_config({}), [], Path("a")).run.strategy == "auto"
+    monkeypatch.setenv("WORLD_SIZE", "2")  # under torchrun: the recorded strategy
+    assert _alone_as_single(fsdp, [], Path("runs/a")).run.strategy == "fsdp"
+    assert capsys.readouterr().err == ""
