@@ -63,7 +63,7 @@ def evaluate(
         model,
         loader,
         loss,
-        resolve_metrics(metrics),
+        resolve_metrics(metrics, loss),
         device,
         Precision(precision, device),
         step_fn=step_fn,
