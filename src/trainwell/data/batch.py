@@ -54,6 +54,26 @@ def split_batch(batch: Any, skip: frozenset[str] = BOOKKEEPING_KEYS) -> tuple[An
     )
 
 
+def inputs_of(batch: Any, skip: frozenset[str] = BOOKKEEPING_KEYS) -> Any:
+    """The model inputs of a batch that may hold no targets (what `predict` reads).
+
+    A tensor is the inputs; a one-element tuple/list (``DataLoader(TensorDataset(X))``) is its
+    element; a dict without a target key is its ``inputs``/``input``/``x`` entry, else its keys
+    as keyword inputs (bookkeeping counts in ``skip`` left out); anything else is split as
+    ``(inputs, targets)`` by `split_batch`.
+    """
+    if isinstance(batch, torch.Tensor):
+        return batch
+    if isinstance(batch, list | tuple) and len(batch) == 1:
+        return batch[0]
+    if isinstance(batch, dict) and not any(k in batch for k in TARGET_KEYS):
+        input_key = next((k for k in INPUT_KEYS if k in batch), None)
+        if input_key is not None:
+            return batch[input_key]
+        return {k: v for k, v in batch.items() if k not in skip}
+    return split_batch(batch, skip)[0]
+
+
 def describe_shapes(value: Any) -> str:
     """Shapes of a batch's tensors, e.g. ``(64, 10)`` or ``{'x': (64, 10), 'mask': (64,)}``."""
     if isinstance(value, torch.Tensor):
