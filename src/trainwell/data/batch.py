@@ -21,6 +21,19 @@ INPUT_KEYS = ("inputs", "input", "x")
 BOOKKEEPING_KEYS = frozenset({"num_tokens", "num_samples", "num_items_in_batch"})
 
 
+#: The count a batch carries by default (`pad_collate`'s real tokens): a batch's mean loss is
+#: weighted by it whenever it is there, with or without ``train.weight_by``.
+COUNT_KEY = "num_tokens"
+
+
+def count_in(batch: Any, key: str | None = None) -> Any:
+    """The count a dict batch carries under ``key`` (default ``num_tokens``), else None."""
+    key = key or COUNT_KEY
+    if isinstance(batch, dict) and key in batch:
+        return batch[key]
+    return None
+
+
 def bookkeeping_keys(weight_by: str | None = None) -> frozenset[str]:
     """The batch keys that are counts for the loop, not inputs of ``model.forward``."""
     return BOOKKEEPING_KEYS | {weight_by} if weight_by else BOOKKEEPING_KEYS

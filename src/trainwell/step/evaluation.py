@@ -52,7 +52,7 @@ def evaluate(
 
     ``loss=None``: the model's own loss when it returns one (``outputs.loss``; a model that
     takes ``labels`` gets them), else ``CrossEntropyLoss``. The loss is the mean over samples (over real tokens when the batches carry a count named
-    by ``weight_by``, or when the loss has an ``ignore_index``); metrics are `Metric`
+    by ``weight_by`` or a ``num_tokens`` entry, or when the loss has an ``ignore_index``); metrics are `Metric`
     accumulators. Both are exact whatever ``batch_size``. With ``step_fn`` the step's loss is
     measured, and metrics need the step to return ``(loss, outputs)``. The model's
     train/eval mode is restored afterwards.
