@@ -22,10 +22,10 @@ from trainwell.data.batch import bookkeeping_keys, inputs_of
 from trainwell.data.loader import make_loader
 from trainwell.errors import ConfigError, DataError, warn_at_user
 from trainwell.observe import logged
-from trainwell.parts.device import choose_device, move_to
+from trainwell.parts.device import choose_device, match_dtype, move_to
 from trainwell.parts.losses import MODEL_LOSS, loss_count
 from trainwell.parts.metric import LossSum, Metric, MetricFn, compute_all, resolve_metrics
-from trainwell.parts.outputs import call_model, logits_of, unpack_step_output
+from trainwell.parts.outputs import call_model, floating_dtype, logits_of, unpack_step_output
 from trainwell.parts.precision import Precision
 from trainwell.step.supervised import StepFn, SupervisedStep
 
@@ -211,13 +211,14 @@ def predict(
     data = _prediction_data(data)
     loader = make_loader(data, batch_size=batch_size, shuffle=False, device=device)
     policy = Precision(precision, device)
+    dtype = floating_dtype(model)
     outputs = []
     was_training = model.training
     model.eval()
     try:
         with torch.inference_mode(), policy.autocast():
             for batch in loader:
-                inputs = inputs_of(move_to(batch, device, non_blocking=True))
+                inputs = inputs_of(match_dtype(move_to(batch, device, non_blocking=True), dtype))
                 outputs.append(logits_of(call_model(model, inputs)).float().cpu())
     finally:
         model.train(was_training)
