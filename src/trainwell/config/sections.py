@@ -104,7 +104,9 @@ class TrainConfig:
     )
     accumulate_steps: int = option(1, "micro-batches per optimizer step (gradient accumulation)")
     weight_by: str | None = option(
-        None, "batch key with a per-batch count (e.g. num_tokens) to weight by"
+        None,
+        "batch key with a per-batch count to weight by; `num_tokens` is used whenever a batch "
+        "carries it, so set this only for another key",
     )
     precision: PrecisionMode = option(
         "auto",

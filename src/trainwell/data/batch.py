@@ -21,6 +21,19 @@ INPUT_KEYS = ("inputs", "input", "x")
 BOOKKEEPING_KEYS = frozenset({"num_tokens", "num_samples", "num_items_in_batch"})
 
 
+#: The count a batch carries by default (`pad_collate`'s real tokens): a batch's mean loss is
+#: weighted by it whenever it is there, with or without ``train.weight_by``.
+COUNT_KEY = "num_tokens"
+
+
+def count_in(batch: Any, key: str | None = None) -> Any:
+    """The count a dict batch carries under ``key`` (default ``num_tokens``), else None."""
+    key = key or COUNT_KEY
+    if isinstance(batch, dict) and key in batch:
+        return batch[key]
+    return None
+
+
 def bookkeeping_keys(weight_by: str | None = None) -> frozenset[str]:
     """The batch keys that are counts for the loop, not inputs of ``model.forward``."""
     return BOOKKEEPING_KEYS | {weight_by} if weight_by else BOOKKEEPING_KEYS
@@ -52,6 +65,26 @@ def split_batch(batch: Any, skip: frozenset[str] = BOOKKEEPING_KEYS) -> tuple[An
         f"tuples or dicts with one of the keys {', '.join(TARGET_KEYS)}; for other formats pass "
         "step_fn=lambda model, batch: loss"
     )
+
+
+def inputs_of(batch: Any, skip: frozenset[str] = BOOKKEEPING_KEYS) -> Any:
+    """The model inputs of a batch that may hold no targets (what `predict` reads).
+
+    A tensor is the inputs; a one-element tuple/list (``DataLoader(TensorDataset(X))``) is its
+    element; a dict without a target key is its ``inputs``/``input``/``x`` entry, else its keys
+    as keyword inputs (bookkeeping counts in ``skip`` left out); anything else is split as
+    ``(inputs, targets)`` by `split_batch`.
+    """
+    if isinstance(batch, torch.Tensor):
+        return batch
+    if isinstance(batch, list | tuple) and len(batch) == 1:
+        return batch[0]
+    if isinstance(batch, dict) and not any(k in batch for k in TARGET_KEYS):
+        input_key = next((k for k in INPUT_KEYS if k in batch), None)
+        if input_key is not None:
+            return batch[input_key]
+        return {k: v for k, v in batch.items() if k not in skip}
+    return split_batch(batch, skip)[0]
 
 
 def describe_shapes(value: Any) -> str:

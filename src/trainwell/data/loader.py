@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
+import numpy as np
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
@@ -83,6 +84,7 @@ def make_loader(
     """
     if isinstance(data, DataLoader):
         return shard_dataloader(data, rank=rank, world_size=world_size, seed=seed)
+    check_numeric(data)
     if isinstance(data, IterableDataset):
         _warn_unsharded(data, rank, world_size)
         return StreamLoader(
@@ -264,6 +266,34 @@ def warn_if_inexact_resume(loader: Any, start_batch: int) -> None:
         "resume, pass the Dataset or the tensors themselves (fit() then builds a loader that "
         "resumes exactly), or a loader made by trainwell.make_loader"
     )
+
+
+def check_numeric(data: Any) -> None:
+    """Strings and object arrays are not data a model can take: one clear `DataError` (what was
+    given, what is expected) instead of a traceback from deep inside collation or torch."""
+    parts = data if isinstance(data, tuple) else (data,)  # (X, y): look at each
+    for index, part in enumerate(parts):
+        what = _not_numeric(part)
+        if what is None:
+            continue
+        where = f"element {index} of the data tuple" if isinstance(data, tuple) else "the data"
+        raise DataError(
+            f"{where} is {what}: trainwell needs numbers (tensors, numeric numpy arrays, or a "
+            "Dataset returning them); encode text first (a tokenizer, or a vocabulary of ids) "
+            "and convert mixed columns with X.astype('float32')"
+        )
+
+
+def _not_numeric(value: Any) -> str | None:
+    """What ``value`` is when it is text or an object array, else None."""
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, np.ndarray) and value.dtype.kind in "OUSV":
+        kind = {"O": "object", "U": "string", "S": "bytes", "V": "structured"}[value.dtype.kind]
+        return f"a numpy array of dtype {value.dtype} ({kind})"
+    if isinstance(value, list) and value and isinstance(value[0], str | bytes):
+        return f"a list of {len(value)} strings"
+    return None
 
 
 def _is_batch_iterable(data: Any) -> bool:

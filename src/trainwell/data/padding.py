@@ -1,7 +1,7 @@
 """Variable-length batches: pad to the longest sequence, with a mask and a count of real tokens.
 
-``num_tokens`` is what token-weighted gradient accumulation needs (``train.weight_by=num_tokens``):
-micro-batches of a window are weighted by their share of the window's real tokens, so
+``num_tokens`` is what token-weighted losses need, and a batch that carries it is weighted by it
+(``train.weight_by`` or not): micro-batches of a window are weighted by their share of the window's real tokens, so
 token-mean losses add up to the token mean of the whole window, however the padding falls.
 """
 

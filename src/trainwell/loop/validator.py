@@ -47,7 +47,8 @@ class Validator:
         self.model, self.step, self.loss_fn, self.model_loss = model, step, loss_fn, model_loss
         # name -> batches (None: the one unnamed set, logged as val_<metric>)
         self.sets = {name: FromEpochZero(loader) for name, loader in loaders.items()}
-        self.metrics = resolve_metrics(metrics)
+        # thresholded metrics read probabilities for BCELoss, logits otherwise
+        self.metrics = resolve_metrics(metrics, loss_fn)
         self.eval_every, self.count_key = cfg.train.eval_every, cfg.train.weight_by
         self.every_steps = cfg.train.eval_every_steps
 

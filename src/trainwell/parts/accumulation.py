@@ -4,7 +4,9 @@ Each micro-batch loss is weighted so the accumulated gradient is the mean over t
 by ``1 / n`` where ``n`` is the number of micro-batches actually in the window (the short last
 window of an epoch gets its own divisor and is stepped, not dropped), or by ``count_i / sum``
 when a per-batch count is given (e.g. non-padding tokens), which makes token-mean losses add up
-to the big-batch token mean.
+to the big-batch token mean. Without a count, batches that carry ``num_tokens`` (`pad_collate`)
+are weighted by it all the same: a token-mean loss is then exact with or without
+``train.weight_by``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 import torch
 
+from trainwell.data.batch import count_in
 from trainwell.errors import DataError
 
 
@@ -80,10 +83,10 @@ class Accumulation:
         return -(-num_batches // self.steps)
 
     def _weigh(self, window: list[Any]) -> list[MicroBatch]:
-        if self._count is None:
+        counts = [self._count(b) if self._count else count_in(b) for b in window]
+        if any(c is None for c in counts):  # no count (or not on every batch): a plain mean
             weights: list[Any] = [1.0 / len(window)] * len(window)
         else:
-            counts = [self._count(b) for b in window]
             total = sum(counts)
             if self._mean_over_ranks is not None:
                 # Gradients are averaged over the W ranks, so weight by count / (global total

@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from trainwell.errors import ConfigError
+from trainwell.errors import ConfigError, warn_at_user
 
 
 def choose_device(preference: str | torch.device | None = "auto") -> torch.device:
@@ -59,6 +59,48 @@ def move_to(batch, device: torch.device, non_blocking: bool = False):
         moved = [move_to(v, device, non_blocking) for v in batch]
         return type(batch)(moved) if not hasattr(batch, "_fields") else type(batch)(*moved)
     return batch
+
+
+class InputDtypeWarning(UserWarning):
+    """Floating data of another dtype than the model's (float64 from NumPy) was cast to it."""
+
+
+_NOTED: set[tuple[torch.dtype, torch.dtype]] = set()  # (data, model) dtypes already noted
+
+
+def match_dtype(batch: Any, dtype: torch.dtype | None) -> Any:
+    """Every floating tensor of a (nested) batch in the model's floating ``dtype``.
+
+    NumPy and scikit-learn give float64, which a float32 layer refuses (``mat1 and mat2 must
+    have the same dtype``): such data is cast, and the cast is noted once per pair of dtypes.
+    Integer tensors (class indices, token ids, counts) are left alone.
+    """
+    if dtype is None:
+        return batch
+    if isinstance(batch, torch.Tensor):
+        if batch.is_floating_point() and batch.dtype != dtype:
+            _note_cast(batch.dtype, dtype)
+            return batch.to(dtype)
+        return batch
+    if isinstance(batch, dict):
+        return {k: match_dtype(v, dtype) for k, v in batch.items()}
+    if isinstance(batch, list | tuple):
+        cast = [match_dtype(v, dtype) for v in batch]
+        return type(batch)(*cast) if hasattr(batch, "_fields") else type(batch)(cast)
+    return batch
+
+
+def _note_cast(given: torch.dtype, dtype: torch.dtype) -> None:
+    if (given, dtype) in _NOTED:
+        return
+    _NOTED.add((given, dtype))
+    short = str(given).removeprefix("torch."), str(dtype).removeprefix("torch.")
+    warn_at_user(
+        f"the data is {short[0]} and the model {short[1]}: floating inputs and targets are cast "
+        f"to {short[1]} as each batch is used; convert the data once to skip the cast "
+        f"(X.astype('float32') for numpy, X.float() for tensors)",
+        InputDtypeWarning,
+    )
 
 
 def tf32_capable(device: torch.device) -> bool:

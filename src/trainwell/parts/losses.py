@@ -10,7 +10,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from trainwell.data.batch import batch_size_of
+from trainwell.data.batch import batch_size_of, count_in
 from trainwell.errors import DataError, ShapeError
 
 
@@ -31,14 +31,16 @@ def loss_count(
 ) -> torch.Tensor | int:
     """What a batch's mean loss averaged over, so means of batches add up exactly.
 
-    The batch's own count (``count_key``, e.g. ``num_tokens``) when it has one; for a loss
+    The batch's own count when it has one (``count_key``, else ``num_tokens``: a padded
+    batch's real tokens, so the mean is exact over tokens with or without ``weight_by``); for a loss
     with ``ignore_index`` (CrossEntropyLoss, NLLLoss) the targets that are not ignored
     (weighted by the class weights, as the loss's mean is); else the number of samples. A
     ``reduction="sum"`` loss is already a sum: its count is the number of samples too.
     Stays on the device (no host sync).
     """
-    if count_key and isinstance(batch, dict) and count_key in batch:
-        return batch[count_key]
+    own = count_in(batch, count_key)
+    if own is not None:
+        return own
     ignore_index = getattr(loss_fn, "ignore_index", None)
     if loss_fn in (torch.nn.functional.cross_entropy, torch.nn.functional.nll_loss):
         ignore_index = -100

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import torch
 
-from trainwell.errors import ConfigError, ShapeError
+from trainwell.errors import ConfigError, ShapeError, warn_at_user
 
 MetricFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 IGNORE_INDEX = -100  # CrossEntropyLoss's default: targets equal to it are not counted
@@ -114,7 +114,8 @@ def _valid(targets: torch.Tensor, ignore_index: int | None) -> torch.Tensor:
 def _labels(
     task: Task, scores: torch.Tensor, targets: torch.Tensor, threshold: float
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Predicted and true class indices (long) of flat scores/targets."""
+    """Predicted and true class indices (long) of flat scores/targets (binary: score >
+    ``threshold``)."""
     if task == "binary":
         predicted = (scores.float() > threshold).long()
         truth = (targets > 0.5).long() if targets.is_floating_point() else targets.long()
@@ -125,25 +126,116 @@ def _labels(
 # --------------------------------------------------------------------------- built-ins
 
 
-class Accuracy(Metric):
+Outputs = Literal["logits", "probabilities"]
+
+#: The binary decision threshold of each kind of model output.
+THRESHOLDS: dict[str, float] = {"logits": 0.0, "probabilities": 0.5}
+
+
+class ProbabilityOutputsWarning(UserWarning):
+    """A binary metric thresholds at 0 (logits), but every output lies in [0, 1]."""
+
+
+def outputs_of_loss(loss_fn: Any) -> Outputs | None:
+    """What a loss takes from the model: ``"probabilities"`` (``BCELoss``), ``"logits"``
+    (``BCEWithLogitsLoss``, ``CrossEntropyLoss``), or None when the loss does not say."""
+    functional = torch.nn.functional
+    if isinstance(loss_fn, torch.nn.BCELoss) or loss_fn is functional.binary_cross_entropy:
+        return "probabilities"
+    logit_losses = (torch.nn.BCEWithLogitsLoss, torch.nn.CrossEntropyLoss)
+    if isinstance(loss_fn, logit_losses) or loss_fn in (
+        functional.binary_cross_entropy_with_logits,
+        functional.cross_entropy,
+    ):
+        return "logits"
+    return None
+
+
+class Thresholded(Metric):
+    """A metric that thresholds binary outputs: at ``threshold`` when given, else at 0.5 for
+    ``outputs="probabilities"`` and 0 for ``"logits"``; without either, the kind the run's loss
+    takes (`follow_loss`: ``BCELoss`` means probabilities), else logits. The explicit argument
+    wins. A logit threshold that meets outputs all in [0, 1] is warned about once."""
+
+    def __init__(self, threshold: float | None = None, outputs: Outputs | None = None) -> None:
+        if outputs not in (None, *THRESHOLDS):
+            raise ConfigError(
+                f"{type(self).__name__}(outputs={outputs!r}): choose 'logits' (threshold 0) "
+                "or 'probabilities' (threshold 0.5)"
+            )
+        self.threshold, self.outputs = threshold, outputs
+        self.loss_outputs: Outputs | None = None
+        self._warned = False
+        super().__init__()
+
+    def follow_loss(self, loss_fn: Any) -> None:
+        """Take the kind of outputs from the run's loss (an explicit argument still wins)."""
+        self.loss_outputs = outputs_of_loss(loss_fn)
+
+    @property
+    def binary_threshold(self) -> float:
+        """The threshold in effect for binary outputs."""
+        if self.threshold is not None:
+            return self.threshold
+        return THRESHOLDS[self.outputs or self.loss_outputs or "logits"]
+
+    def reset(self) -> None:
+        self._in_unit: torch.Tensor | None = None  # all binary scores so far in [0, 1]
+
+    def _labels(
+        self, task: Task, scores: torch.Tensor, targets: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        if task == "binary" and self._may_be_probabilities() and scores.numel():
+            in_unit = ((scores >= 0) & (scores <= 1)).all()  # on the device: read at compute
+            self._in_unit = in_unit if self._in_unit is None else self._in_unit & in_unit
+        return _labels(task, scores, targets, self.binary_threshold)
+
+    def _may_be_probabilities(self) -> bool:
+        # only a guessed logit threshold is checked: an explicit choice is the user's
+        chosen = self.threshold is not None or self.outputs is not None
+        return not (self._warned or chosen or self.loss_outputs == "probabilities")
+
+    def _warn_if_probabilities(self) -> None:
+        if self._in_unit is None or self._warned or not bool(self._in_unit):
+            return
+        self._warned = True
+        name = type(self).__name__
+        warn_at_user(
+            f"{name} thresholds binary outputs at 0 (logits), but every output lies in [0, 1]: "
+            f"they look like probabilities (a Sigmoid at the end of the model), so almost all "
+            f"count as positive. Pass loss=nn.BCELoss(), or {name}(outputs='probabilities') "
+            f"(threshold 0.5); or drop the Sigmoid and train with nn.BCEWithLogitsLoss()",
+            ProbabilityOutputsWarning,
+        )
+
+
+class Accuracy(Thresholded):
     """Fraction of counted targets predicted right.
 
     Multiclass: arg-max of the class dimension (see `classify` for the layouts); binary:
-    logit > ``threshold`` (0 for logits; use 0.5 for probabilities). Targets equal to
-    ``ignore_index`` (padding in sequences) are not counted.
+    output > the threshold (see `Thresholded`: 0 for logits, 0.5 for probabilities, following
+    the loss unless ``threshold``/``outputs`` is given). Targets equal to ``ignore_index``
+    (padding in sequences) are not counted.
     """
 
-    def __init__(self, ignore_index: int | None = IGNORE_INDEX, threshold: float = 0.0) -> None:
-        self.ignore_index, self.threshold = ignore_index, threshold
-        super().__init__()
+    def __init__(
+        self,
+        ignore_index: int | None = IGNORE_INDEX,
+        threshold: float | None = None,
+        *,
+        outputs: Outputs | None = None,
+    ) -> None:
+        self.ignore_index = ignore_index
+        super().__init__(threshold, outputs)
 
     def reset(self) -> None:
+        super().reset()
         self.correct: torch.Tensor | int = 0
         self.total: torch.Tensor | int = 0
 
     def update(self, outputs: torch.Tensor, targets: torch.Tensor) -> None:
         task, scores, flat_targets, mask = classify(outputs, targets, self.ignore_index)
-        predicted, truth = _labels(task, scores, flat_targets, self.threshold)
+        predicted, truth = self._labels(task, scores, flat_targets)
         right = predicted == truth
         # an arg-max is never negative: an ignored (negative) target is never "right" anyway
         if not (task == "multiclass" and (self.ignore_index is None or self.ignore_index < 0)):
@@ -152,31 +244,36 @@ class Accuracy(Metric):
         self.total = self.total + mask.sum()
 
     def compute(self) -> torch.Tensor:
+        self._warn_if_probabilities()
         return wide(torch.as_tensor(self.correct)) / max_tensor(self.total)
 
 
-class ConfusionMatrix(Metric):
+class ConfusionMatrix(Thresholded):
     """Counts of (true class, predicted class) pairs, summed on the device.
 
-    The number of classes is read from the first batch (2 for binary logits) unless given.
+    The number of classes is read from the first batch (2 for binary outputs) unless given;
+    binary outputs are thresholded as in `Thresholded`.
     """
 
     def __init__(
         self,
         num_classes: int | None = None,
         ignore_index: int | None = IGNORE_INDEX,
-        threshold: float = 0.0,
+        threshold: float | None = None,
+        *,
+        outputs: Outputs | None = None,
     ) -> None:
-        self.num_classes, self.ignore_index, self.threshold = num_classes, ignore_index, threshold
-        super().__init__()
+        self.num_classes, self.ignore_index = num_classes, ignore_index
+        super().__init__(threshold, outputs)
 
     def reset(self) -> None:
+        super().reset()
         self.matrix: torch.Tensor | None = None
         self.task: Task | None = None
 
     def update(self, outputs: torch.Tensor, targets: torch.Tensor) -> None:
         task, scores, flat_targets, mask = classify(outputs, targets, self.ignore_index)
-        predicted, truth = _labels(task, scores, flat_targets, self.threshold)
+        predicted, truth = self._labels(task, scores, flat_targets)
         n = self.num_classes or (2 if task == "binary" else scores.shape[-1])
         pairs = (truth[mask].clamp(0, n - 1) * n + predicted[mask]).reshape(-1)
         counts = torch.bincount(pairs, minlength=n * n).reshape(n, n)
@@ -186,6 +283,7 @@ class ConfusionMatrix(Metric):
     def compute(self) -> torch.Tensor:
         if self.matrix is None:
             raise ShapeError("the confusion matrix saw no batch")
+        self._warn_if_probabilities()
         return self.matrix
 
 
@@ -194,7 +292,9 @@ class F1(ConfusionMatrix):
 
     ``average``: ``"macro"`` (mean over the classes that occur in the targets or the
     predictions, as scikit-learn), ``"micro"``, ``"weighted"`` (by support), or ``"binary"``
-    (the positive class). Default: ``"binary"`` for binary logits, ``"macro"`` otherwise.
+    (the positive class). Default: ``"binary"`` for binary outputs, ``"macro"`` otherwise.
+    Binary outputs are thresholded as in `Thresholded` (``threshold``/``outputs``, else the
+    loss's kind).
     """
 
     def __init__(
@@ -202,14 +302,16 @@ class F1(ConfusionMatrix):
         average: Literal["macro", "micro", "weighted", "binary"] | None = None,
         num_classes: int | None = None,
         ignore_index: int | None = IGNORE_INDEX,
-        threshold: float = 0.0,
+        threshold: float | None = None,
+        *,
+        outputs: Outputs | None = None,
     ) -> None:
         if average not in (None, "macro", "micro", "weighted", "binary"):
             raise ConfigError(
                 f"F1(average={average!r}): choose 'macro', 'micro', 'weighted' or 'binary'"
             )
         self.average = average
-        super().__init__(num_classes, ignore_index, threshold)
+        super().__init__(num_classes, ignore_index, threshold, outputs=outputs)
 
     def compute(self) -> torch.Tensor:
         matrix = wide(super().compute())
@@ -353,18 +455,26 @@ BUILTIN: dict[str, Callable[[], Metric]] = {
 
 def resolve_metrics(
     metrics: Mapping[str, Metric | MetricFn] | Iterable[str | Metric] | None,
+    loss: Any = None,
 ) -> dict[str, Metric]:
-    """Metrics by name: names of built-ins, `Metric` objects, or plain batch-mean functions."""
+    """Metrics by name: names of built-ins, `Metric` objects, or plain batch-mean functions.
+
+    ``loss``: the loss the outputs are measured with; thresholded metrics take from it whether
+    the outputs are logits or probabilities (`Thresholded.follow_loss`)."""
     if metrics is None:
         return {}
-    if isinstance(metrics, Mapping):
-        return {name: as_metric(name, value) for name, value in metrics.items()}
     resolved: dict[str, Metric] = {}
-    for entry in metrics:
-        if isinstance(entry, Metric):
-            resolved[type(entry).__name__.lower()] = entry
-        else:
-            resolved[entry] = as_metric(entry, entry)
+    if isinstance(metrics, Mapping):
+        resolved = {name: as_metric(name, value) for name, value in metrics.items()}
+    else:
+        for entry in metrics:
+            if isinstance(entry, Metric):
+                resolved[type(entry).__name__.lower()] = entry
+            else:
+                resolved[entry] = as_metric(entry, entry)
+    for metric in resolved.values():
+        if isinstance(metric, Thresholded):
+            metric.follow_loss(loss)
     return resolved
 
 

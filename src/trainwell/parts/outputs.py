@@ -115,7 +115,9 @@ def call_model(model: nn.Module, inputs: Any, *, labels: Any = None) -> Any:
     ``labels`` (when given) the keyword argument ``labels``.
 
     A batch the model cannot take (e.g. 10 features into a layer built for 8) is a
-    `ShapeError` naming the batch's shape and the layer that refused it.
+    `ShapeError` naming the batch's shape and the layer that refused it. A batch of the wrong
+    dtype (integer features into a float layer) is a `DataError` naming the dtypes and the
+    fix.
     """
     try:
         return _forward(model, inputs, labels)
@@ -129,9 +131,59 @@ def call_model(model: nn.Module, inputs: Any, *, labels: Any = None) -> Any:
             "data.batch_size that leaves no batch of 1, or use GroupNorm/LayerNorm"
         ) from None
     except RuntimeError as exc:
+        if _is_dtype_error(exc):
+            raise DataError(_explain_dtype_error(model, inputs, exc)) from None
         if not _is_shape_error(exc):
             raise
         raise ShapeError(_explain_model_error(model, inputs, exc)) from None
+
+
+_DTYPE_ERROR_WORDS = (
+    "must have the same dtype",  # mat1 and mat2 must have the same dtype, but got Long and Float
+    "and bias type",  # Input type (long int) and bias type (float) should be the same
+    "expected scalar type",
+    "found dtype",
+    "expected both inputs to have same dtype",
+)
+
+
+def _is_dtype_error(exc: RuntimeError) -> bool:
+    text = str(exc).lower()
+    if "cuda" in text or "device" in text:  # a tensor on the wrong device, not a wrong dtype
+        return False
+    return any(word in text for word in _DTYPE_ERROR_WORDS)
+
+
+def _explain_dtype_error(model: nn.Module, inputs: Any, exc: RuntimeError) -> str:
+    """One line: the inputs' dtypes, the model's, torch's reason, and the fix."""
+    weights = floating_dtype(model)
+    given = sorted({str(t.dtype).removeprefix("torch.") for t in _tensors(inputs)})
+    reason = str(exc).strip().splitlines()[0]
+    want = str(weights).removeprefix("torch.") if weights else "float"
+    return (
+        f"the model's weights are {want} but the inputs are {', '.join(given) or 'not tensors'} "
+        f"({reason}): convert the features to floats before training (X.float(), or "
+        f"X.astype('float32') for numpy); integer inputs are only for embeddings (token ids)"
+    )
+
+
+def _tensors(value: Any) -> Iterator[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _tensors(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _tensors(item)
+
+
+def floating_dtype(model: nn.Module) -> torch.dtype | None:
+    """The dtype of the model's first floating parameter (None when it has none)."""
+    for param in model.parameters():
+        if param.is_floating_point():
+            return param.dtype
+    return None
 
 
 def _forward(model: nn.Module, inputs: Any, labels: Any = None) -> Any:

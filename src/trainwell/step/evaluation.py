@@ -14,17 +14,18 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
-from trainwell.data.batch import bookkeeping_keys, split_batch
+from trainwell.data.batch import bookkeeping_keys, inputs_of
 from trainwell.data.loader import make_loader
-from trainwell.errors import ConfigError, warn_at_user
+from trainwell.errors import ConfigError, DataError, warn_at_user
 from trainwell.observe import logged
-from trainwell.parts.device import choose_device, move_to
+from trainwell.parts.device import choose_device, match_dtype, move_to
 from trainwell.parts.losses import MODEL_LOSS, loss_count
 from trainwell.parts.metric import LossSum, Metric, MetricFn, compute_all, resolve_metrics
-from trainwell.parts.outputs import call_model, logits_of, unpack_step_output
+from trainwell.parts.outputs import call_model, floating_dtype, logits_of, unpack_step_output
 from trainwell.parts.precision import Precision
 from trainwell.step.supervised import StepFn, SupervisedStep
 
@@ -51,7 +52,7 @@ def evaluate(
 
     ``loss=None``: the model's own loss when it returns one (``outputs.loss``; a model that
     takes ``labels`` gets them), else ``CrossEntropyLoss``. The loss is the mean over samples (over real tokens when the batches carry a count named
-    by ``weight_by``, or when the loss has an ``ignore_index``); metrics are `Metric`
+    by ``weight_by`` or a ``num_tokens`` entry, or when the loss has an ``ignore_index``); metrics are `Metric`
     accumulators. Both are exact whatever ``batch_size``. With ``step_fn`` the step's loss is
     measured, and metrics need the step to return ``(loss, outputs)``. The model's
     train/eval mode is restored afterwards.
@@ -63,7 +64,7 @@ def evaluate(
         model,
         loader,
         loss,
-        resolve_metrics(metrics),
+        resolve_metrics(metrics, loss),
         device,
         Precision(precision, device),
         step_fn=step_fn,
@@ -199,30 +200,74 @@ def predict(
     precision: str = "fp32",
     batch_size: int = 256,
 ) -> torch.Tensor:
-    """Model outputs for every sample of ``data``, concatenated on the CPU, in data order.
+    """Model outputs for every sample of ``data``, concatenated on the CPU, in data order: one
+    prediction per input.
 
-    ``data`` may hold inputs only (a tensor) or ``(inputs, targets)`` batches.
+    ``data`` may hold inputs only or inputs and targets: a tensor or array of inputs, a list of
+    input tensors (one sample each, stacked), a dict of equal-length input tensors (keyword
+    inputs), a Dataset, or a loader of batches; a batch is a tensor, a one-element tuple
+    (``TensorDataset(X)``), a dict with or without labels, or ``(inputs, targets)``.
     """
     device = choose_device(device) if device is not None else model_device(model)
     model.to(device)
+    data = _prediction_data(data)
     loader = make_loader(data, batch_size=batch_size, shuffle=False, device=device)
     policy = Precision(precision, device)
+    dtype = floating_dtype(model)
     outputs = []
     was_training = model.training
     model.eval()
     try:
         with torch.inference_mode(), policy.autocast():
             for batch in loader:
-                batch = move_to(batch, device, non_blocking=True)
-                inputs = (
-                    batch[0]
-                    if isinstance(batch, tuple) and len(batch) == 1
-                    else split_batch(batch)[0]
-                )
+                inputs = inputs_of(match_dtype(move_to(batch, device, non_blocking=True), dtype))
                 outputs.append(logits_of(call_model(model, inputs)).float().cpu())
     finally:
         model.train(was_training)
     return torch.cat(outputs) if outputs else torch.empty(0)
+
+
+def _prediction_data(data: Any) -> Any:
+    """``data`` as something `make_loader` batches by sample: a list of same-shaped input
+    tensors becomes one stacked tensor (not a tuple of columns), a dict of tensors a dataset
+    of keyword-input rows."""
+    if (
+        isinstance(data, list)
+        and data
+        and all(isinstance(x, torch.Tensor | np.ndarray) for x in data)
+    ):
+        shapes = {tuple(x.shape) for x in data}
+        if len(shapes) == 1:
+            return torch.stack([torch.as_tensor(x) for x in data])
+    if (
+        isinstance(data, Mapping)
+        and data
+        and all(isinstance(x, torch.Tensor | np.ndarray) for x in data.values())
+    ):
+        return _DictRows({k: torch.as_tensor(v) for k, v in data.items()})
+    return data
+
+
+class _DictRows(torch.utils.data.Dataset):
+    """Row ``i`` of every tensor of a dict, as a dict: keyword inputs, sample by sample."""
+
+    def __init__(self, columns: dict[str, torch.Tensor]) -> None:
+        lengths = {len(v) for v in columns.values()}
+        if len(lengths) != 1:
+            sizes = ", ".join(f"{k}: {len(v)}" for k, v in columns.items())
+            raise DataError(f"the dict of inputs holds tensors of different lengths ({sizes})")
+        self.columns, self.length = columns, lengths.pop()
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index: int) -> dict[str, torch.Tensor]:
+        return {k: v[index] for k, v in self.columns.items()}
+
+    def get_batch(self, indices: list[int]) -> dict[str, torch.Tensor]:
+        """A whole batch in one gather per tensor (the loader reads it so)."""
+        index = torch.as_tensor(indices, dtype=torch.long)
+        return {k: v[index] for k, v in self.columns.items()}
 
 
 def model_device(model: nn.Module) -> torch.device:

@@ -18,12 +18,19 @@ import torch
 from torch import nn
 
 from trainwell.data.batch import BOOKKEEPING_KEYS, split_batch
+from trainwell.parts.device import match_dtype
 from trainwell.parts.losses import (
     check_class_targets,
     check_elementwise_shapes,
     compute_loss,
 )
-from trainwell.parts.outputs import accepts_labels, call_model, logits_of, model_loss_of
+from trainwell.parts.outputs import (
+    accepts_labels,
+    call_model,
+    floating_dtype,
+    logits_of,
+    model_loss_of,
+)
 
 #: ``step_fn(model, batch)`` returns the loss, or ``(loss, outputs)`` so metrics can be measured
 StepFn = Callable[[nn.Module, Any], Any]
@@ -56,15 +63,18 @@ class SupervisedStep:
         self.skip = skip  # batch keys that are counts for the loop, not model inputs
         self.checked = False
         self._pass_labels: bool | None = None  # decided on the first batch: one model a step
+        self._dtype: torch.dtype | None = None  # the model's floating dtype, read then too
 
     def __call__(self, model: nn.Module, batch: Any) -> torch.Tensor:
         return self.forward(model, batch).loss
 
     def forward(self, model: nn.Module, batch: Any) -> Forward:
         """The model on the batch's inputs, and the loss of its output."""
-        inputs, targets = split_batch(batch, self.skip)
         if self._pass_labels is None:  # the model takes labels= and may compute its own loss
             self._pass_labels = self.own_loss_allowed and accepts_labels(model)
+            self._dtype = floating_dtype(model)
+        # float64 data (NumPy, scikit-learn) in the model's dtype; integer tensors untouched
+        inputs, targets = split_batch(match_dtype(batch, self._dtype), self.skip)
         output = call_model(model, inputs, labels=targets if self._pass_labels else None)
         if self.own_loss_allowed and not isinstance(output, torch.Tensor):
             own = model_loss_of(output)

@@ -70,7 +70,7 @@ def token_mean_loss(model, batch):
     return nn.functional.cross_entropy(logits.transpose(1, 2), batch["labels"], ignore_index=-100)
 
 
-def train(model, batch_size, accumulate, weight_by):
+def train(model, batch_size, accumulate, weight_by, drop_count=False):
     cfg = tw.build_config(
         {
             "run": {"quiet": True, "seed": 0},
@@ -85,21 +85,27 @@ def train(model, batch_size, accumulate, weight_by):
             "schedule": {"name": "constant"},
         }
     )
-    loader = make_loader(
-        Sequences(), batch_size=batch_size, seed=0, collate_fn=pad_collate({"labels": -100})
-    )
+    collate = pad_collate({"labels": -100})
+    if drop_count:  # batches without num_tokens: nothing to weight by
+
+        def collate(samples, pad=collate):
+            return {k: v for k, v in pad(samples).items() if k != "num_tokens"}
+
+    loader = make_loader(Sequences(), batch_size=batch_size, seed=0, collate_fn=collate)
     return tw.fit(model, loader, config=cfg, step_fn=token_mean_loss)
 
 
 def test_token_weighted_accumulation_equals_the_big_batch_token_mean():
     torch.manual_seed(0)
     big = nn.Sequential(nn.Embedding(10, 8), nn.Linear(8, 10))
-    weighted, unweighted = copy.deepcopy(big), copy.deepcopy(big)
+    weighted, implicit, unweighted = copy.deepcopy(big), copy.deepcopy(big), copy.deepcopy(big)
     assert train(big, 8, 1, None).steps == 4
     assert train(weighted, 2, 4, "num_tokens").steps == 4
-    train(unweighted, 2, 4, None)
-    for a, b in zip(big.parameters(), weighted.parameters()):
-        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+    train(implicit, 2, 4, None)  # num_tokens in the batch weighs without train.weight_by
+    train(unweighted, 2, 4, None, drop_count=True)
+    for model in (weighted, implicit):
+        for a, b in zip(big.parameters(), model.parameters()):
+            torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
     # a plain 1/k mean of per-batch token means is a different gradient: the test can fail
     assert any(
         not torch.allclose(a, b, rtol=1e-4, atol=1e-5)

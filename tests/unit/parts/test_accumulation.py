@@ -103,8 +103,11 @@ def test_count_weighted_token_mean_equals_big_batch_token_mean(count):
 
 def test_unweighted_token_mean_differs_from_big_batch():
     # The control: plain 1/n weighting is NOT the big-batch token mean when counts vary,
-    # so the count-weighted test above is meaningful.
-    batches = _token_batches([(6, 6), (1, 0)])
+    # so the count-weighted test above is meaningful. (Batches without a num_tokens entry:
+    # one that carries it is weighted by it even without a count.)
+    batches = [
+        {k: v for k, v in b.items() if k != "num_tokens"} for b in _token_batches([(6, 6), (1, 0)])
+    ]
     torch.manual_seed(0)
     model = nn.Linear(4, 1)
     big = nn.Linear(4, 1)

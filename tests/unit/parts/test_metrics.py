@@ -98,7 +98,14 @@ def test_a_token_count_in_the_batch_weights_the_loss():
     expected = all_tokens.mean().item()
     counted = tw.evaluate(Identity(), loader, loss=token_mean, weight_by="num_tokens")
     assert counted["loss"] == pytest.approx(expected)
-    per_sample = tw.evaluate(Identity(), loader, loss=token_mean)  # weighted by samples
+    implicit = tw.evaluate(Identity(), loader, loss=token_mean)  # num_tokens, without a key
+    assert implicit["loss"] == pytest.approx(expected)
+    uncounted = torch.utils.data.DataLoader(  # no count in the batch: weighted by samples
+        Tokens(),
+        batch_size=2,
+        collate_fn=lambda s: {k: v for k, v in collate(s).items() if k != "num_tokens"},
+    )
+    per_sample = tw.evaluate(Identity(), uncounted, loss=token_mean)
     assert per_sample["loss"] != pytest.approx(expected)
 
 
