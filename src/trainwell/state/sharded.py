@@ -33,13 +33,15 @@ The guarantees are those of a single-file checkpoint:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import os
 import pickle
 import re
 import shutil
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -320,7 +322,57 @@ def vet_metadata(directory: Path) -> None:
         return
     for file in sorted(directory.glob("*.metadata")):
         with file.open("rb") as handle:
-            read_metadata(handle)
+            _data_files_inside(directory, read_metadata(handle))
+
+
+def safe_planner(base: type) -> Any:
+    """A load planner of class ``base`` whose non-tensor values (``param_groups`` entries and
+    the like, which torch's planners read with ``torch.load(weights_only=False)``) are read as
+    data first: a value holding a pickled object is refused unless checkpoints are trusted."""
+
+    class Planner(base):  # type: ignore[misc, valid-type]
+        refusal: CheckpointError | None = None
+
+        def load_bytes(self, read_item: Any, value: io.BytesIO) -> None:
+            if not checkpoints_trusted():
+                try:  # the same bytes as data only: tensors and plain values
+                    torch.load(io.BytesIO(value.getvalue()), weights_only=True)
+                except pickle.UnpicklingError as exc:
+                    found = re.search(r"GLOBAL ([\w.]+)", str(exc))
+                    self.refusal = CheckpointError(
+                        f"the shard value {read_item.dest_index.fqn} holds a pickled Python "
+                        f"object ({found.group(1) if found else 'unknown'}): loading it could "
+                        "run any code. If you trust this run directory, pass --trust-checkpoint "
+                        "or trusted=True"
+                    )
+                    raise self.refusal from None
+                value.seek(0)
+            super().load_bytes(read_item, value)
+
+    return Planner()
+
+
+@contextlib.contextmanager
+def _refusal_of(planner: Any) -> Iterator[None]:
+    """Our refusal as itself: torch wraps what a planner raises in an exception of its own."""
+    try:
+        yield
+    except BaseException:  # torch's CheckpointException is a BaseException
+        if getattr(planner, "refusal", None) is not None:
+            raise planner.refusal from None
+        raise
+
+
+def _data_files_inside(directory: Path, metadata: Any) -> None:
+    """`CheckpointError` unless every data file ``metadata`` reads lies in ``directory``: the
+    verified shard files, never a path that climbs out of it."""
+    for info in (getattr(metadata, "storage_data", None) or {}).values():
+        name = str(getattr(info, "relative_path", ""))
+        if not name or Path(name).name != name or name in (".", "..") or "\\" in name:
+            raise CheckpointError(
+                f"{directory}/.metadata reads its data from {name!r}, outside the shard "
+                "directory that was verified; refusing to load it"
+            )
 
 
 class SafeReader(FileSystemReader):
@@ -337,6 +389,7 @@ class SafeReader(FileSystemReader):
         if getattr(metadata, "storage_meta", None) is None:
             metadata.storage_meta = StorageMeta()
         metadata.storage_meta.load_id = self.load_id
+        _data_files_inside(Path(str(self.path)), metadata)
         return metadata
 
 
@@ -358,10 +411,14 @@ def load_shards(directory: Path, parts: Mapping[str, Any]) -> None:
     model = next(p for p in raw.values() if isinstance(p, nn.Module))
     optimizers = {n: p for n, p in raw.items() if isinstance(p, torch.optim.Optimizer)}
     state = sharded_state(model, optimizers)  # the layout to load into
+    from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner
+
     vet_metadata(directory)
-    with warnings.catch_warnings():  # one plain process is a layout we mean: not torch's warning
+    planner = safe_planner(DefaultLoadPlanner)
+    with warnings.catch_warnings(), _refusal_of(planner):
+        # one plain process is a layout we mean: not torch's warning
         warnings.filterwarnings("ignore", message="torch.distributed is disabled")
-        dcp.load(state, storage_reader=SafeReader(str(directory)))
+        dcp.load(state, storage_reader=SafeReader(str(directory)), planner=planner)
     set_model_state_dict(model, state["model"])
     for name, optimizer in optimizers.items():
         set_optimizer_state_dict(model, optimizer, state[name])
@@ -377,13 +434,12 @@ def consolidated_model(directory: Path) -> dict[str, torch.Tensor]:
         raise CheckpointError(f"the checkpoint's shard directory {directory} is missing")
     vet_metadata(directory)
     whole: dict[str, Any] = {}
-    # what dcp_to_torch_save does, with the safe reader and no round trip through a file
-    _load_state_dict(
-        whole,
-        storage_reader=SafeReader(str(directory)),
-        planner=_EmptyStateDictLoadPlanner(),
-        no_dist=True,
-    )
+    planner = safe_planner(_EmptyStateDictLoadPlanner)
+    # what dcp_to_torch_save does, with the safe readers and no round trip through a file
+    with _refusal_of(planner):
+        _load_state_dict(
+            whole, storage_reader=SafeReader(str(directory)), planner=planner, no_dist=True
+        )
     return {
         name: _local(t) if isinstance(t, torch.Tensor) else t for name, t in whole["model"].items()
     }
