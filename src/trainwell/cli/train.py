@@ -110,9 +110,11 @@ def cmd_resume(args: argparse.Namespace) -> int:
     from trainwell.config.tree import build_config
 
     run_dir = Path(args.run_dir)
-    saved = _config_to_resume(run_dir)
+    saved, checkpoint = _config_to_resume(run_dir)
     recipe_name = (saved.get("run") or {}).get("recipe") or "digits"
     base, build = _recipe(recipe_name, run_dir)
+    if checkpoint is not None:
+        _warn_if_config_file_differs(run_dir / "config.yaml", saved, checkpoint, base)
     # Quietness belongs to this invocation, not to the run that is being continued.
     quiet = f"run.quiet={'true' if args.quiet else 'false'}"
     overrides = [*args.overrides, f"run.dir={run_dir}", "checkpoint.resume=auto", quiet]
@@ -121,38 +123,54 @@ def cmd_resume(args: argparse.Namespace) -> int:
         return _train(config, build, recipe_name)
 
 
-def _config_to_resume(run_dir: Path) -> dict[str, Any]:
-    """The config a resume continues with: the one the newest good checkpoint saved (its own,
-    checked copy), with one warning when ``config.yaml`` says otherwise; ``config.yaml`` for
-    a run that saved no checkpoint (the resume then says so)."""
-    from trainwell.loop.resume import differing_keys, saved_config
+def _config_to_resume(run_dir: Path) -> tuple[dict[str, Any], Path | None]:
+    """The config a resume continues with, and the checkpoint it comes from: the one the
+    newest good checkpoint saved (its own, checked copy); ``config.yaml`` for a run that saved
+    no checkpoint (the resume then says so)."""
+    from trainwell.loop.resume import saved_config
+
+    checkpointed = saved_config(run_dir)
+    if checkpointed is not None:
+        return checkpointed
+    config_file = run_dir / "config.yaml"
+    if not config_file.is_file():
+        raise UserError(
+            f"{run_dir} is not a run directory (no config.yaml, no checkpoint); pass the "
+            "directory a run wrote"
+        )
+    return _read_yaml(config_file), None
+
+
+def _warn_if_config_file_differs(
+    config_file: Path, saved: dict[str, Any], checkpoint: Path, base: Any
+) -> None:
+    """One warning when ``config.yaml`` (read as a resume read it before: over the recipe's
+    defaults) is not the config the checkpoint saved, which the resume uses."""
+    import warnings
+
+    from trainwell.config.tree import build_config
+    from trainwell.loop.resume import differing_keys
     from trainwell.state.checkpoint import CheckpointWarning
 
-    config_file = run_dir / "config.yaml"
-    checkpointed = saved_config(run_dir)
-    if checkpointed is None:
-        if not config_file.is_file():
-            raise UserError(
-                f"{run_dir} is not a run directory (no config.yaml, no checkpoint); pass the "
-                "directory a run wrote"
-            )
-        return _read_yaml(config_file)
-    config, checkpoint = checkpointed
-    written = _read_yaml(config_file) if config_file.is_file() else {}
-    differ = differing_keys(config, written)
-    if differ:
-        import warnings
-
-        what = "is missing" if not config_file.is_file() else "is empty" if not written else (
-            f"disagrees with it ({_listed(differ)})"
-        )  # fmt: skip
-        warnings.warn(
-            f"resuming with the config saved in {checkpoint}; {config_file} {what} and is not "
-            "used (change a value with --set KEY=VALUE)",
-            CheckpointWarning,
-            stacklevel=2,
-        )
-    return config
+    written = _read_yaml(config_file) if config_file.is_file() else None
+    try:
+        differ = differing_keys(saved, build_config(written, base=base).to_dict())
+    except ConfigError as exc:
+        differ = [f"invalid: {exc}"]
+    if not differ:
+        return
+    if written is None:
+        what = "is missing"
+    elif not written:
+        what = "is empty"
+    else:
+        what = f"disagrees with it ({_listed(differ)})"
+    warnings.warn(
+        f"resuming with the config saved in {checkpoint}; {config_file} {what} and is not "
+        "used (change a value with --set KEY=VALUE)",
+        CheckpointWarning,
+        stacklevel=2,
+    )
 
 
 def _listed(names: list[str], most: int = 5) -> str:
