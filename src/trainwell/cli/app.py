@@ -97,6 +97,12 @@ def _parser() -> argparse.ArgumentParser:
         "it has one, else start fresh — one command line for preemptible jobs; or a "
         "checkpoint file or run directory to start from",
     )
+    train.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the run already in --run-dir: its checkpoints and logs are deleted once "
+        "this run starts (without it such a directory is refused unless resumed)",
+    )
     _add_trust_arg(train)
     train.add_argument("--quiet", action="store_true", help="print nothing but errors")
     train.add_argument(

@@ -49,8 +49,7 @@ def _launch(args: argparse.Namespace) -> int:
         raise UserError(f"--max-restarts {args.max_restarts} must be >= 0")
     argv = _without_option(_without_option(args.argv, "--nproc"), "--max-restarts")
     if not args.run_dir:  # every process must write to (and resume from) one directory
-        recipe = args.recipe or "digits"
-        argv += ["--run-dir", f"runs/{_slug(recipe)}-{time.strftime('%Y%m%d-%H%M%S')}"]
+        argv += ["--run-dir", str(_new_run_dir(args.recipe or "digits"))]
     return launch_local(args.nproc, ["-m", "trainwell", *argv], max_restarts=args.max_restarts)
 
 
@@ -93,6 +92,8 @@ def _train_command(args: argparse.Namespace) -> int:
         overrides.append(f"run.dir={args.run_dir}")
     if args.resume:
         overrides.append(f"checkpoint.resume={args.resume}")
+    if getattr(args, "overwrite", False):
+        overrides.append("run.overwrite=true")
     if args.quiet:
         overrides.append("run.quiet=true")
     if getattr(args, "profile", False):
@@ -109,48 +110,37 @@ def _train_command(args: argparse.Namespace) -> int:
                 "--resume auto needs --run-dir DIR: the directory the job writes its checkpoints "
                 "to and resumes from when it is started again"
             )
-        stamp = broadcast_object(time.strftime("%Y%m%d-%H%M%S"))  # one directory for all ranks
-        config = config.replace(
-            run=dataclasses.replace(config.run, dir=f"runs/{_slug(recipe_name)}-{stamp}")
-        )
+        # rank 0 creates a directory of its own, one for all ranks
+        run_dir = broadcast_object(str(_new_run_dir(recipe_name)) if env_rank() == 0 else None)
+        config = config.replace(run=dataclasses.replace(config.run, dir=run_dir))
     config = _fresh_start_if_nothing_to_resume(config)
-    if env_rank() == 0:
-        _record_recipe(Path(config.run.dir), recipe_name)
     with _trusting(args):
-        return _train(config, build, recipe_name)
+        return _train(config, build, recipe_name, record_recipe=env_rank() == 0)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
     """``trainwell resume RUN``: in this process, or as ``--nproc N`` processes like train."""
     from trainwell.strategy.process import launched
 
-    saved = _saved_config(Path(args.run_dir))
+    saved, _ = _config_to_resume(Path(args.run_dir))
     if args.nproc is not None and not launched():
         return _launch(args)
     return _in_process_group(args, _resume_command, (saved.get("run") or {}).get("device"))
 
 
-def _saved_config(run_dir: Path) -> dict[str, Any]:
-    config_file = run_dir / "config.yaml"
-    if not config_file.is_file():
-        raise UserError(
-            f"{run_dir} is not a run directory (no config.yaml); pass the directory a run wrote"
-        )
-    return _read_yaml(config_file)
-
-
 def _resume_command(args: argparse.Namespace) -> int:
-    from trainwell.config.tree import load_config
+    from trainwell.config.tree import build_config
 
     run_dir = Path(args.run_dir)
-    config_file = run_dir / "config.yaml"
-    saved = _saved_config(run_dir)
+    saved, checkpoint = _config_to_resume(run_dir)
     recipe_name = _run_recipe(run_dir, saved)
     base, build = _recipe(recipe_name, run_dir, trust_recipe=args.trust_recipe)
+    if checkpoint is not None:
+        _warn_if_config_file_differs(run_dir / "config.yaml", saved, checkpoint, base)
     # Quietness belongs to this invocation, not to the run that is being continued.
     quiet = f"run.quiet={'true' if args.quiet else 'false'}"
     overrides = [*args.overrides, f"run.dir={run_dir}", "checkpoint.resume=auto", quiet]
-    config = load_config([config_file], overrides, base=base)
+    config = build_config(saved, overrides, base=base)
     config = _alone_as_single(config, args.overrides, run_dir)
     with _trusting(args):
         return _train(config, build, recipe_name)
@@ -177,6 +167,61 @@ def _alone_as_single(config: Any, overrides: list[str], run_dir: Path) -> Any:
     return config.replace(run=dataclasses.replace(config.run, strategy="single"))
 
 
+def _config_to_resume(run_dir: Path) -> tuple[dict[str, Any], Path | None]:
+    """The config a resume continues with, and the checkpoint it comes from: the one the
+    newest good checkpoint saved (its own, checked copy); ``config.yaml`` for a run that saved
+    no checkpoint (the resume then says so)."""
+    from trainwell.loop.resume import saved_config
+
+    checkpointed = saved_config(run_dir)
+    if checkpointed is not None:
+        return checkpointed
+    config_file = run_dir / "config.yaml"
+    if not config_file.is_file():
+        raise UserError(
+            f"{run_dir} is not a run directory (no config.yaml, no checkpoint); pass the "
+            "directory a run wrote"
+        )
+    return _read_yaml(config_file), None
+
+
+def _warn_if_config_file_differs(
+    config_file: Path, saved: dict[str, Any], checkpoint: Path, base: Any
+) -> None:
+    """One warning when ``config.yaml`` (read as a resume read it before: over the recipe's
+    defaults) is not the config the checkpoint saved, which the resume uses."""
+    import warnings
+
+    from trainwell.config.tree import build_config
+    from trainwell.loop.resume import differing_keys
+    from trainwell.state.checkpoint import CheckpointWarning
+
+    written = _read_yaml(config_file) if config_file.is_file() else None
+    try:
+        differ = differing_keys(saved, build_config(written, base=base).to_dict())
+    except ConfigError as exc:
+        differ = [f"invalid: {exc}"]
+    if not differ:
+        return
+    if written is None:
+        what = "is missing"
+    elif not written:
+        what = "is empty"
+    else:
+        what = f"disagrees with it ({_listed(differ)})"
+    warnings.warn(
+        f"resuming with the config saved in {checkpoint}; {config_file} {what} and is not "
+        "used (change a value with --set KEY=VALUE)",
+        CheckpointWarning,
+        stacklevel=2,
+    )
+
+
+def _listed(names: list[str], most: int = 5) -> str:
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
 def cmd_recipes(args: argparse.Namespace) -> int:
     from trainwell.recipes.job import BUILTIN, DEFAULT, load_recipe
 
@@ -186,10 +231,13 @@ def cmd_recipes(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _train(config: Any, build: Any, recipe_name: str) -> int:
+def _train(config: Any, build: Any, recipe_name: str, *, record_recipe: bool = False) -> int:
     from trainwell.loop.fit import fit
 
     job = _seeded_job(build, config, recipe_name)
+    observers = list(job.observers)
+    if record_recipe and config.run.dir is not None:
+        observers.append(_recipe_record(Path(config.run.dir), recipe_name))
     result = fit(
         job.model,
         job.train_data,
@@ -200,7 +248,7 @@ def _train(config: Any, build: Any, recipe_name: str) -> int:
         step_fn=job.step_fn,
         val_step_fn=job.val_step_fn,
         train_step=job.train_step,
-        observers=job.observers,
+        observers=observers,
     )
     if result.preempted == "SIGINT":
         return EXIT_INTERRUPTED  # interrupted, but saved: the conventional code for Ctrl-C
@@ -232,7 +280,8 @@ def _build(build: Any, config: Any, recipe_name: str) -> Any:
 
 
 def _fresh_start_if_nothing_to_resume(config: Any) -> Any:
-    """``checkpoint.resume=auto`` in a run directory without checkpoints: start fresh.
+    """``checkpoint.resume=auto`` in a run directory without checkpoints: start fresh, in place
+    of what an attempt that saved no checkpoint left there (``run.overwrite``).
 
     A directory with checkpoints none of which verifies is not "nothing": resuming then fails
     with the reasons, rather than starting over on top of them.
@@ -246,7 +295,17 @@ def _fresh_start_if_nothing_to_resume(config: Any) -> Any:
         return config
     if not config.run.quiet:
         _note(f"no checkpoint in {directory} yet: starting fresh")
-    return config.replace(checkpoint=dataclasses.replace(config.checkpoint, resume=None))
+    return config.replace(
+        checkpoint=dataclasses.replace(config.checkpoint, resume=None),
+        run=dataclasses.replace(config.run, overwrite=True),
+    )
+
+
+def _new_run_dir(recipe_name: str) -> Path:
+    """A new default run directory, ``runs/<recipe>-<time>`` (``-2``... when taken)."""
+    from trainwell.state.rundir import new_run_dir
+
+    return new_run_dir("runs", f"{_slug(recipe_name)}-{time.strftime('%Y%m%d-%H%M%S')}")
 
 
 def _recipe(
@@ -301,6 +360,18 @@ def _refuse_unless_here(name: str, origin: dict[str, str] | None, run_dir: Path)
         f"directory {here}; a run directory is data, so trainwell imports no code it names: run "
         "from the directory that holds the module, or pass --trust-recipe to import it"
     )
+
+
+def _recipe_record(run_dir: Path, recipe_name: str) -> Any:
+    """An observer that records the recipe (`_record_recipe`) when the run starts, not
+    before: a run that fails to start writes nothing into its directory."""
+    from trainwell.observe.base import Observer
+
+    class RecipeRecord(Observer):
+        def on_fit_start(self, info: Any) -> None:
+            _record_recipe(run_dir, recipe_name)
+
+    return RecipeRecord()
 
 
 def _record_recipe(run_dir: Path, recipe_name: str) -> None:

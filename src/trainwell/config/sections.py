@@ -62,6 +62,11 @@ class RunConfig:
     dir: str | None = option(
         None, "run directory for config, metrics, checkpoints; null: write nothing"
     )
+    overwrite: bool = option(
+        False,
+        "replace the run already in run.dir (its checkpoints and logs are deleted when this "
+        "one starts); false: such a directory is refused unless resumed (CLI: --overwrite)",
+    )
     log_every: int = option(
         50, "optimizer steps between logged values (the only per-step host syncs)"
     )

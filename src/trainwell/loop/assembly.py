@@ -1,6 +1,7 @@
 """One `fit()` call's parts, assembled from the config: `assemble` builds a `Run`, whose
-``running()`` block holds what must be closed whatever happens, whose ``resume_if_asked``
-restores a saved run, and whose ``finish`` turns the loop's end into a `FitResult`.
+``running()`` block holds what must be closed whatever happens, whose ``start`` restores a
+saved run and claims the run directory's files, and whose ``finish`` turns the loop's end into a
+`FitResult`.
 
 What the parts are and in which order the loop uses them is `trainwell.loop.fit`'s business;
 here they are only built and connected: one strategy, the model on its device, the loaders,
@@ -21,8 +22,9 @@ from typing import Any
 from torch import nn
 
 from trainwell.config.sections import Config
+from trainwell.config.tree import config_yaml
 from trainwell.data.loader import warn_if_inexact_resume
-from trainwell.errors import warn_at_user
+from trainwell.errors import ConfigError, warn_at_user
 from trainwell.guards.finding import merge_findings
 from trainwell.guards.fit import for_fit_step
 from trainwell.loop.builders import (
@@ -54,8 +56,10 @@ from trainwell.parts.precision import Precision
 from trainwell.state.checkpointer import restore
 from trainwell.state.preemption import Preemption
 from trainwell.state.rng import RNGState, seed_everything
+from trainwell.state.rundir import RunDirectory
 from trainwell.step.train_step import TrainStep
 from trainwell.strategy.base import BaseStrategy
+from trainwell.strategy.process import restart_count
 
 
 @dataclass
@@ -92,6 +96,7 @@ class Run:
     observers: list[Observer]
     state: dict[str, Any]  # everything a restart needs, under the names it is saved with
     saves: Saves
+    directory: RunDirectory | None = None  # the run directory, claimed (main process only)
 
     @contextlib.contextmanager
     def running(self) -> Iterator[Scope]:
@@ -101,6 +106,7 @@ class Run:
         inside it only."""
         cfg, model = self.cfg, self.model
         with (
+            self.directory or contextlib.nullcontext(),  # the lock: held to the very end
             _closing_strategy(self.strategy),
             # every rank's guard findings, each once: after the guards' last read
             _gathering_findings(self.strategy, self.guards) as findings,
@@ -123,14 +129,18 @@ class Run:
                     raise
                 raise limit from None
 
-    def resume_if_asked(self) -> None:
-        """Restore the saved run ``checkpoint.resume`` names (or a torchrun restart finds)."""
+    def start(self) -> None:
+        """Restore the saved run ``checkpoint.resume`` names (or a torchrun restart finds);
+        then the run has started: the run directory's old run goes (``run.overwrite``) and
+        ``config.yaml`` is written. A run that fails before this point wrote nothing there."""
         resume = elastic_resume(self.cfg.checkpoint.resume, self.cfg.run.dir)
         if resume:
             path = resume_path(self.cfg, resume)
             restore(self.state, read_resume_state(self.cfg, self.strategy, path))
             carry_best(self.checkpointer, path, self.monitor.best.best_step)  # from another dir
             warn_if_inexact_resume(self.train_loader, self.counters.batch_in_epoch)
+        if self.directory is not None:
+            self.directory.start(config_yaml(self.cfg))
 
     def info(self) -> FitInfo:
         """What observers are told at the start."""
@@ -199,99 +209,153 @@ def assemble(
     cfg = default_monitor(cfg, list(validation_sets(val_data)))
     # one strategy, built once; the model on its device before any optimizer holds it
     strategy, trained = prepare_strategy(strategy, model, cfg, device)
-    model_loss = loss is None  # no loss of the user's: the model's own may serve (HF), else CE
-    loss_fn = loss_on_device(loss if loss is not None else nn.CrossEntropyLoss(), strategy)
-    train_loader = build_loader(train_data, cfg, strategy, train=True, collate_fn=collate_fn)
-    accumulation = Accumulation(
-        cfg.train.accumulate_steps, cfg.train.weight_by, mean_over_ranks=strategy.mean
+    directory = claim_run_dir(cfg, strategy)  # refused or locked before anything is built
+    with contextlib.ExitStack() as on_failure:  # a run that fails to assemble lets go of it
+        if directory is not None:
+            on_failure.callback(directory.release)
+        model_loss = loss is None  # no loss of the user's: the model's own may serve (HF), else CE
+        loss_fn = loss_on_device(loss if loss is not None else nn.CrossEntropyLoss(), strategy)
+        train_loader = build_loader(train_data, cfg, strategy, train=True, collate_fn=collate_fn)
+        accumulation = Accumulation(
+            cfg.train.accumulate_steps, cfg.train.weight_by, mean_over_ranks=strategy.mean
+        )
+        length = RunLength.of(cfg, train_loader, accumulation)
+        step = build_train_step(
+            train_step,
+            model,
+            cfg,
+            length,
+            loss_fn=loss_fn,
+            optimizer=optimizer,
+            schedule=schedule,
+            step_fn=step_fn,
+            val_step_fn=val_step_fn,
+            model_loss=model_loss,
+            world_size=strategy.world_size,
+        )
+        precision = Precision(cfg.train.precision, strategy.device)
+        step.bind(precision, strategy, trained, skip_nonfinite=nonfinite_skip(cfg.guards))
+        validator = build_validator(
+            model, val_data, cfg, step, loss_fn, metrics, model_loss, collate_fn=collate_fn
+        )
+        check_monitor(cfg.monitor, validator.names())  # a val_ name no set gives: said now
+        ema = build_ema(cfg.train.ema_decay, model, strategy)
+        counters, history = Counters(), History()
+        flops = StepFlops(strategy.device, step.precision.dtype)  # counted once, on one step (MFU)
+        meter = Meter(
+            strategy.device, flops, world=strategy, log_every=cfg.run.log_every, precision=precision
+        )
+        checkpointer = build_checkpointer(cfg, strategy)
+        best_weights = BestWeights(
+            model,
+            checkpointer,
+            enabled=cfg.monitor.restore_best,
+            local_copies=strategy.collective_state,
+            ema=ema if isinstance(ema, EMA) else None,
+        )
+        monitor = Monitor(cfg, best_weights)
+        guards = for_fit_step(
+            model,
+            step.optimizers,
+            loss_fn=loss_fn,
+            precision=step.precision,
+            accumulate_steps=cfg.train.accumulate_steps,
+            config=cfg.guards,
+            log_every=cfg.run.log_every,
+        )
+        yours = list(observers)
+        everyone = [*default_observers(cfg, strategy), guards, *yours]
+        if directory is not None:  # the first step commits the run directory (overwrite)
+            everyone.append(_FirstStepCommits(directory))
+        guards.report_to(everyone)  # findings reach the metrics log (and yours) as they happen
+        state = {
+            "model": model,
+            **step.state_parts(),  # optimizers and schedules, by name
+            "precision": step.precision,
+            "counters": counters,
+            "rng": RNGState(),
+            **monitor.state_parts(),  # best, early stopping
+            "history": history,
+            "meter": meter,
+            "guards": guards,
+            "ema": ema if isinstance(ema, EMA) else None,
+            **stateful_observers(yours),  # yours that have a state_dict
+        }
+        state = strategy.checkpoint_parts(state, model)  # sharded (FSDP): gathered full states
+        manifest = {
+            "config": cfg.to_dict(),
+            "config_hash": cfg.fingerprint(),
+            "world_size": strategy.world_size,
+        }
+        saves = Saves(checkpointer, state, counters, monitor, **manifest)
+        run = Run(
+            cfg,
+            model,
+            strategy,
+            train_loader,
+            accumulation,
+            length,
+            step,
+            validator,
+            ema,
+            counters,
+            history,
+            meter,
+            checkpointer,
+            monitor,
+            guards,
+            everyone,
+            state,
+            saves,
+            directory,
+        )
+        on_failure.pop_all()
+    return run
+
+
+def claim_run_dir(cfg: Config, strategy: BaseStrategy) -> RunDirectory | None:
+    """The run directory, locked for this run (`trainwell.state.rundir`): on the main process
+    only, and refused when it holds a run this one neither continues (``checkpoint.resume``
+    auto or one of its checkpoints; a torchrun restart) nor overwrites (``run.overwrite``)."""
+    if cfg.run.dir is None or not strategy.is_main:
+        return None
+    resume = elastic_resume(cfg.checkpoint.resume, cfg.run.dir)
+    continuing = _continues(resume, cfg.run.dir)
+    restarted = restart_count() > 0  # the same run, started again by torchrun
+    if continuing and cfg.run.overwrite and not restarted:
+        raise ConfigError(
+            f"run.overwrite=true deletes the run that checkpoint.resume={resume} continues in "
+            f"{cfg.run.dir}; drop one of them (--overwrite or --resume)"
+        )
+    directory = RunDirectory(
+        cfg.run.dir,
+        continuing=continuing or restarted,
+        overwrite=cfg.run.overwrite and not continuing,
     )
-    length = RunLength.of(cfg, train_loader, accumulation)
-    step = build_train_step(
-        train_step,
-        model,
-        cfg,
-        length,
-        loss_fn=loss_fn,
-        optimizer=optimizer,
-        schedule=schedule,
-        step_fn=step_fn,
-        val_step_fn=val_step_fn,
-        model_loss=model_loss,
-        world_size=strategy.world_size,
-    )
-    precision = Precision(cfg.train.precision, strategy.device)
-    step.bind(precision, strategy, trained, skip_nonfinite=nonfinite_skip(cfg.guards))
-    validator = build_validator(
-        model, val_data, cfg, step, loss_fn, metrics, model_loss, collate_fn=collate_fn
-    )
-    check_monitor(cfg.monitor, validator.names())  # a val_ name no set gives: said now
-    ema = build_ema(cfg.train.ema_decay, model, strategy)
-    counters, history = Counters(), History()
-    flops = StepFlops(strategy.device, step.precision.dtype)  # counted once, on one step (MFU)
-    meter = Meter(
-        strategy.device, flops, world=strategy, log_every=cfg.run.log_every, precision=precision
-    )
-    checkpointer = build_checkpointer(cfg, strategy)
-    best_weights = BestWeights(
-        model,
-        checkpointer,
-        enabled=cfg.monitor.restore_best,
-        local_copies=strategy.collective_state,
-        ema=ema if isinstance(ema, EMA) else None,
-    )
-    monitor = Monitor(cfg, best_weights)
-    guards = for_fit_step(
-        model,
-        step.optimizers,
-        loss_fn=loss_fn,
-        precision=step.precision,
-        accumulate_steps=cfg.train.accumulate_steps,
-        config=cfg.guards,
-        log_every=cfg.run.log_every,
-    )
-    yours = list(observers)
-    everyone = [*default_observers(cfg, strategy), guards, *yours]
-    guards.report_to(everyone)  # findings reach the metrics log (and yours) as they happen
-    state = {
-        "model": model,
-        **step.state_parts(),  # optimizers and schedules, by name
-        "precision": step.precision,
-        "counters": counters,
-        "rng": RNGState(),
-        **monitor.state_parts(),  # best, early stopping
-        "history": history,
-        "meter": meter,
-        "guards": guards,
-        "ema": ema if isinstance(ema, EMA) else None,
-        **stateful_observers(yours),  # yours that have a state_dict
-    }
-    state = strategy.checkpoint_parts(state, model)  # sharded (FSDP): gathered full states
-    manifest = {
-        "config": cfg.to_dict(),
-        "config_hash": cfg.fingerprint(),
-        "world_size": strategy.world_size,
-    }
-    saves = Saves(checkpointer, state, counters, monitor, **manifest)
-    return Run(
-        cfg,
-        model,
-        strategy,
-        train_loader,
-        accumulation,
-        length,
-        step,
-        validator,
-        ema,
-        counters,
-        history,
-        meter,
-        checkpointer,
-        monitor,
-        guards,
-        everyone,
-        state,
-        saves,
-    )
+    return directory.claim()
+
+
+def _continues(resume: str | None, run_dir: str) -> bool:
+    """Whether resuming from ``resume`` continues the run in ``run_dir`` (not another's)."""
+    if resume is None:
+        return False
+    if resume == "auto":
+        return True
+    inside = Path(run_dir).resolve()
+    path = Path(resume).resolve()
+    return path == inside or inside in path.parents
+
+
+class _FirstStepCommits(Observer):
+    """The run made its first step: its directory is committed (`RunDirectory.commit`), so a
+    later failure no longer puts the run it replaced back."""
+
+    def __init__(self, directory: RunDirectory) -> None:
+        self.directory = directory
+
+    def on_step_end(self, report: Any) -> None:
+        if not self.directory.committed:
+            self.directory.commit()
 
 
 def _limit_reached(cfg: Config, counters: Counters, length: RunLength) -> str:

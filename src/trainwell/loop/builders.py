@@ -19,7 +19,6 @@ from torch import nn
 
 from trainwell.config.guards import GuardsConfig
 from trainwell.config.sections import Config
-from trainwell.config.tree import config_yaml
 from trainwell.data.batch import bookkeeping_keys
 from trainwell.data.loader import has_static_shapes, make_loader
 from trainwell.data.streams import as_stream_if_unsized
@@ -31,7 +30,6 @@ from trainwell.parts.freezing import Freezing
 from trainwell.parts.optim import build_optimizer
 from trainwell.parts.schedule import Schedule, TorchSchedule, build_schedule, infer_interval
 from trainwell.state.agreed import AgreedCheckpoints
-from trainwell.state.atomic import write_text_atomic
 from trainwell.state.checkpointer import Checkpointer, NoCheckpoints
 from trainwell.step.optimizers import Optimizers
 from trainwell.step.supervised import StepFn, SupervisedStep
@@ -299,9 +297,7 @@ def build_checkpointer(cfg: Config, strategy: Strategy) -> Checkpointer | NoChec
 
 
 def _checkpointer(cfg: Config) -> Checkpointer:
-    run_dir = Path(cfg.run.dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(config_yaml(cfg), run_dir / "config.yaml")  # a kill mid-write loses nothing
+    run_dir = Path(cfg.run.dir)  # claimed by the run (config.yaml is written when it starts)
     c = cfg.checkpoint
     return Checkpointer(
         run_dir / "checkpoints",

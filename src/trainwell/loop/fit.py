@@ -71,7 +71,7 @@ def fit(
     step, counters, meter, length, saves = run.step, run.counters, run.meter, run.length, run.saves
     stop: str | None = None
     with run.running() as scope:  # signals, saves in flight, hooks and files closed on any exit
-        run.resume_if_asked()
+        run.start()  # resumed if asked; only now is anything written into the run directory
         _emit(run.observers, "on_fit_start", run.info())
         while not counters.finished(length):
             # ── train ────────────────────────────────────────────────────────

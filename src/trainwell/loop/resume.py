@@ -4,6 +4,8 @@ warning naming every config key that changed."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,8 +15,10 @@ from trainwell.errors import CheckpointError, warn_at_user
 from trainwell.state.checkpoint import (
     PREFIX,
     find_checkpoint,
+    list_checkpoints,
     load_checkpoint,
     newest_good_checkpoint,
+    verify_if_manifest,
 )
 from trainwell.strategy.base import Strategy
 from trainwell.strategy.process import restart_count
@@ -59,6 +63,7 @@ def read_resume_state(cfg: Config, strategy: Strategy, path: Path) -> dict[str, 
 #: Keys that change how a run is shown or stored, not what it computes (as do checkpoint.*).
 _PRESENTATION_KEYS = {
     "run.dir",
+    "run.overwrite",
     "run.quiet",
     "run.progress",
     "run.log_every",
@@ -104,6 +109,54 @@ def carry_best(checkpointer: Any, source: Path, best_step: int | None) -> None:
         best = source.with_name(f"{PREFIX}{best_step:08d}.pt")
         if best != source and best.is_file():
             adopt(best)
+
+
+def saved_config(run_dir: str | Path) -> tuple[dict[str, Any], Path] | None:
+    """The config the run in ``run_dir`` saved with its newest good checkpoint (the one a
+    resume continues), and that checkpoint; None when it has no checkpoint, or one too old to
+    hold its config. The copy is checked against the manifest's ``config_hash``."""
+    directory = Path(run_dir) / "checkpoints"
+    if not list_checkpoints(directory):
+        return None
+    path, _ = newest_good_checkpoint(directory)  # the skipped ones are reported by the resume
+    manifest = verify_if_manifest(path) or {}
+    config = manifest.get("config")
+    if not isinstance(config, dict) or "config_hash" not in manifest:
+        return None
+    text = json.dumps(config, sort_keys=True)
+    if hashlib.sha256(text.encode()).hexdigest()[:16] != manifest["config_hash"]:
+        raise CheckpointError(
+            f"the manifest of {path} holds a config that does not match its config_hash (edited "
+            "by hand?); restore the file, or delete that checkpoint to resume from the one before"
+        )
+    return config, path
+
+
+def differing_keys(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """The ``section.key`` names whose values differ between two config trees (a key one
+    lacks differs), leaving out how a run is shown or stored (`_PRESENTATION_KEYS`,
+    ``checkpoint.*``)."""
+    names = sorted(set(_flat(a)) | set(_flat(b)))
+    flat_a, flat_b = _flat(a), _flat(b)
+    return [
+        name
+        for name in names
+        if name not in _PRESENTATION_KEYS
+        and not name.startswith("checkpoint.")
+        and flat_a.get(name, _MISSING) != flat_b.get(name, _MISSING)
+    ]
+
+
+_MISSING = object()
+
+
+def _flat(tree: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        f"{section}.{key}": value
+        for section, values in tree.items()
+        if isinstance(values, Mapping)
+        for key, value in values.items()
+    }
 
 
 def elastic_resume(resume: str | None, run_dir: str | None) -> str | None:
