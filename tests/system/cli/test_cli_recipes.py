@@ -107,5 +107,9 @@ def test_a_recipe_planted_in_a_run_directory_is_not_imported(tmp_path):
     for command in (["resume"], ["eval"], ["export", "--format", "exported"]):
         refused = trainwell(*command, str(run), cwd=elsewhere)
         assert refused.returncode == 2, refused.stderr
-        assert "evil:build" in refused.stderr and str(run / "evil.py") in refused.stderr
+        # resume takes the recipe from the checkpoint's config, eval and export from config.yaml:
+        # each names what it would import, and imports nothing
+        assert "names the recipe" in refused.stderr and "--trust-recipe" in refused.stderr
+        if command != ["resume"]:
+            assert "evil:build" in refused.stderr and str(run / "evil.py") in refused.stderr
         assert not marker.exists(), command

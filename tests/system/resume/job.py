@@ -127,7 +127,8 @@ def main() -> None:
             nn.Linear(8, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 3)
         )
         result = tw.fit(model, NoisyBlobs(), NoisyBlobs(48), config=config, observers=observers)
-    history = [{k: v for k, v in r.items() if k not in ("time_s", "data_wait")}  # timings for r in result.history]
+    timings = ("time_s", "data_wait")
+    history = [{k: v for k, v in r.items() if k not in timings} for r in result.history]
     saved = torch.load(result.last_checkpoint, weights_only=True)["state"]
     optimizer_state = {k: v for k, v in saved.items() if k.startswith("optimizer")}
     torch.save(
