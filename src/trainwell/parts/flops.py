@@ -478,5 +478,32 @@ def describe_throughput(rates: dict[str, Any]) -> str:
     if "tflops" in rates:
         parts.append(f"{rates['tflops']:.3g} TFLOP/s")
     if "mfu" in rates:
-        parts.append(f"MFU {rates['mfu']:.1%} of {rates['peak_source']}")
-    return "throughput: " + ", ".join(parts)
+        parts.append(f"MFU {_percent(rates['mfu'])} of {rates['peak_source']}")
+    line = "throughput: " + ", ".join(parts)
+    if _launch_bound(rates):
+        line += "\n" + LAUNCH_BOUND_HINT
+    return line
+
+
+#: Below this share of an accelerator's datasheet peak, the step is launch-bound: kernel
+#: launches and Python, not arithmetic, set its time.
+LAUNCH_BOUND_MFU = 0.01
+
+LAUNCH_BOUND_HINT = (
+    "the model is too small to load the GPU (MFU under 1%: kernel launches, not arithmetic, "
+    "set the step time); what helps: a larger batch (--set data.batch_size=...), CUDA graphs "
+    "(--set train.compile.mode=reduce-overhead), or the CPU (--set run.device=cpu)"
+)
+
+
+def _launch_bound(rates: dict[str, Any]) -> bool:
+    """An accelerator's MFU (against its datasheet, not a CPU probe) under 1%."""
+    source = str(rates.get("peak_source", ""))
+    return "mfu" in rates and source.startswith("table:") and rates["mfu"] < LAUNCH_BOUND_MFU
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage with two significant digits below 1% ("0.034%", not "0.0%")."""
+    if 0 < share < 0.01:
+        return f"{share * 100:.2g}%"
+    return f"{share:.1%}"

@@ -396,3 +396,38 @@ def test_the_run_clock_stops_when_the_loop_leaves_an_epoch_early(monkeypatch):
     clock[0] += 50.0  # validation and the final checkpoint
     m.interval_windows = m.interval_samples = 2
     assert m.run_rates()["samples_per_s"] == pytest.approx(1.0)  # 2 samples in 2 s
+
+
+# --------------------------------------------------------------------------------------------
+# The summary's throughput line: a launch-bound model on a GPU is named, not "MFU 0.0%"
+# --------------------------------------------------------------------------------------------
+
+
+def _gpu_rates(mfu: float) -> dict:
+    return {
+        "samples_per_s": 5000.0,
+        "tflops": 0.01,
+        "mfu": mfu,
+        "peak_source": "table: H200 bf16",
+    }
+
+
+def test_a_tiny_model_on_a_gpu_is_called_launch_bound_with_what_helps() -> None:
+    from trainwell.parts.flops import describe_throughput
+
+    text = describe_throughput(_gpu_rates(0.00034))
+    assert "MFU 0.034% of table: H200 bf16" in text  # two significant digits, not "0.0%"
+    hint = text.splitlines()[1]
+    assert "too small to load the GPU" in hint
+    for fix in ("data.batch_size", "train.compile.mode=reduce-overhead", "run.device=cpu"):
+        assert fix in hint
+
+
+def test_a_loaded_gpu_and_a_cpu_probe_get_no_launch_bound_hint() -> None:
+    from trainwell.parts.flops import describe_throughput
+
+    assert describe_throughput(_gpu_rates(0.41)).splitlines() == [
+        "throughput: 5,000 samples/s, 0.01 TFLOP/s, MFU 41.0% of table: H200 bf16"
+    ]
+    cpu = {**_gpu_rates(0.002), "peak_source": "probe: torch.mm 512x512 float32, 2 threads"}
+    assert len(describe_throughput(cpu).splitlines()) == 1  # relative to this CPU's BLAS
