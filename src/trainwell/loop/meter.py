@@ -58,6 +58,11 @@ class Meter:
         self.run_seconds = 0.0
         self.run_windows = self.run_samples = self.run_tokens = 0
         self.last_lr = float("nan")
+        # the first optimizer step's wall time (CUDA start-up, cuDNN autotuning, compilation):
+        # shown on its own and left out of the throughput, which is then the steady rate
+        self.first_step_s: float | None = None
+        self._untimed_windows = 0  # steps in the current interval whose time was left out
+        self._untimed_wait_s = 0.0  # the data wait within the first step's time
         self.start_epoch()
 
     def start_epoch(self) -> None:
@@ -165,6 +170,8 @@ class Meter:
         self.interval_windows += 1
         self.interval_samples += samples
         self.last_lr = lr
+        if self.first_step_s is None and result.stepped:
+            self._time_first_step()
         due = result.stepped and counters.step % self.log_every == 0
         return StepReport(
             step=counters.step,
@@ -181,12 +188,25 @@ class Meter:
             window=tuple(window),
         )
 
+    def _time_first_step(self) -> None:
+        """The first step's cost, once per process: one wait for the device (the only one
+        outside the log cadence), then the throughput clock starts afresh without it."""
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        now = time.perf_counter()
+        self.first_step_s = now - self.interval_started
+        self.interval_started = now
+        self.interval_samples = self.interval_tokens = 0
+        self._untimed_windows = self.interval_windows
+        self.interval_wait_s = self._untimed_wait_s = self.wait_s
+
     def read_interval(self, grad_norm: torch.Tensor, lr: float) -> dict[str, float]:
         """Floats since the last log: the loop's one host sync per ``log_every`` steps."""
         now = time.perf_counter()
         probing = self.flops.take_overhead() if self.flops is not None else 0.0
         elapsed = max(now - self.interval_started - probing, 1e-9)
         windows = self.interval_windows
+        timed = windows - self._untimed_windows  # the steps the interval's clock saw
         head = [self.interval_loss / windows, grad_norm.float().to(self.device)]
         self.interval_logs = self._agreed(self.interval_logs, self.interval_log_counts)
         values = _with_counts(head, self.interval_logs, self.interval_log_counts, self.device)
@@ -207,10 +227,11 @@ class Meter:
             ),
             "data_wait": (self.wait_s - self.interval_wait_s) / elapsed,
             "interval_s": elapsed,  # training seconds since the last log
-            **(self.flops.rates(windows, elapsed, ranks) if self.flops is not None else {}),
+            **(self.flops.rates(timed, elapsed, ranks) if self.flops is not None else {}),
         }
         self.run_seconds += elapsed
-        self.run_windows += windows
+        self.run_windows += timed
+        self._untimed_windows = 0
         self.run_samples += self.interval_samples
         self.run_tokens += self.interval_tokens
         self.interval_loss = torch.zeros((), device=self.device)
@@ -227,22 +248,30 @@ class Meter:
         overhead = self.flops.overhead_s if self.flops is not None else 0.0
         pending = max(until - self.interval_started - overhead, 0.0)
         seconds = self.run_seconds + pending
-        if seconds <= 0 or self.run_windows + self.interval_windows == 0:
-            return {}
+        pending_windows = self.interval_windows - self._untimed_windows
+        if seconds <= 0 or self.run_windows + pending_windows == 0:
+            return self._first_step_only()
         ranks = self.world.world_size if self.world is not None else 1  # summed over ranks
         samples = self.run_samples + self.interval_samples
         rates: dict[str, Any] = {"samples_per_s": samples * ranks / seconds}
-        rates["data_wait"] = min(1.0, self.wait_s / seconds)  # share of it spent waiting
+        waited = self.wait_s - self._untimed_wait_s
+        rates["data_wait"] = min(1.0, waited / seconds)  # share of it spent waiting
         if self.counts_tokens:
             rates["tokens_per_s"] = (self.run_tokens + self.interval_tokens) * ranks / seconds
+        if self.first_step_s is not None:
+            rates["first_step_s"] = self.first_step_s
         if self.flops is not None:
-            steps = self.run_windows + self.interval_windows
+            steps = self.run_windows + pending_windows
             rates.update(self.flops.rates(steps, seconds, ranks))
             if self.flops.per_step:
                 rates["flops_per_step"] = self.flops.per_step
             if self.flops.peak:
                 rates["peak_flops"], rates["peak_source"] = self.flops.peak
         return rates
+
+    def _first_step_only(self) -> dict[str, Any]:
+        """A run of one step has no steady rate: only the first step's time."""
+        return {} if self.first_step_s is None else {"first_step_s": self.first_step_s}
 
     def epoch_values(self) -> dict[str, float]:
         """``train_loss`` (and ``train_<name>`` of each step log) of the epoch: one host read."""

@@ -472,6 +472,8 @@ class StepFlops:
 
 def describe_throughput(rates: dict[str, Any]) -> str:
     """One line: samples/s (tokens/s), achieved TFLOP/s and MFU, and what the peak is."""
+    if "samples_per_s" not in rates:  # one step: its start-up cost is all there is
+        return f"throughput: not measured, one step ({rates.get('first_step_s', 0.0):.2f}s)"
     parts = [f"{rates['samples_per_s']:,.0f} samples/s"]
     if "tokens_per_s" in rates:
         parts.append(f"{rates['tokens_per_s']:,.0f} tokens/s")
@@ -480,6 +482,8 @@ def describe_throughput(rates: dict[str, Any]) -> str:
     if "mfu" in rates:
         parts.append(f"MFU {_percent(rates['mfu'])} of {rates['peak_source']}")
     line = "throughput: " + ", ".join(parts)
+    if "first_step_s" in rates:  # start-up, autotuning, compilation: not the steady rate
+        line += f" (the first step, {rates['first_step_s']:.2f}s, left out)"
     if _launch_bound(rates):
         line += "\n" + LAUNCH_BOUND_HINT
     return line

@@ -66,3 +66,37 @@ def test_in_memory_data_logs_a_small_wait_and_no_warning(tmp_path):
     result, warned = _fit(tmp_path, (data.x, data.y))
     assert warned == []
     assert all(0.0 <= e["data_wait"] < 0.2 for e in _epochs(tmp_path))
+
+
+class SlowFirstCall(nn.Module):
+    """A model whose first forward costs ``delay`` seconds (CUDA start-up, autotuning or a
+    compile in real runs)."""
+
+    def __init__(self, delay=1.0):
+        super().__init__()
+        self.net, self.delay, self.calls = nn.Linear(4, 2), delay, 0
+
+    def forward(self, x):
+        self.calls += 1
+        if self.calls == 1:
+            time.sleep(self.delay)
+        return self.net(x)
+
+
+def test_the_first_steps_cost_is_shown_on_its_own_and_left_out_of_the_rate(tmp_path):
+    torch.manual_seed(0)
+    config = {
+        "run": {"device": "cpu", "quiet": True, "log_every": 8},
+        "data": {"batch_size": 16},
+        "train": {"max_epochs": 1},
+        "guards": {"enabled": False},
+    }
+    samples = SlowSamples(n=512, delay=0)
+    result = tw.fit(SlowFirstCall(), (samples.x, samples.y), val_data=None, config=config)
+    rates = result.throughput
+    assert rates["first_step_s"] >= 1.0
+    # 512 samples: had the first second been counted, the rate could not pass 512/s
+    assert rates["samples_per_s"] > 512 / 1.0
+    assert "(the first step, 1." in result.describe()
+    logs = [r for r in result.history if "samples_per_s" in r]
+    assert not logs or "first_step_s" not in logs[0]  # epoch records carry no new timing
