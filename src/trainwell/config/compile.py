@@ -51,6 +51,16 @@ class CompileSettings:
         _check_types(settings)
         return settings
 
+    @property
+    def cuda_graphs(self) -> bool:
+        """Whether inductor records CUDA graphs: modes reduce-overhead and max-autotune, or
+        ``options: {triton.cudagraphs: true}``."""
+        if self.backend != "inductor":
+            return False
+        if self.options and "triton.cudagraphs" in self.options:
+            return bool(self.options["triton.cudagraphs"])
+        return self.mode in ("reduce-overhead", "max-autotune")
+
     def torch_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "dynamic": self.dynamic,

@@ -19,6 +19,12 @@ What `compiled_forward` does, and why:
   of an epoch or of the validation set) runs the eager forward: exact, one batch per epoch,
   and no new graph. A batch that differs otherwise (another sequence length) is compiled,
   and the recompile is reported with dynamo's reason.
+* **CUDA graphs** (modes ``reduce-overhead`` and ``max-autotune``) reuse their output memory
+  at the next replay. Training marks a new step (``torch.compiler.cudagraph_mark_step_begin``)
+  once per optimizer step, at its first forward (a GAN's several forwards are one step);
+  validation marks each batch and copies its outputs out of the graph's pool, since a metric
+  may keep them (predictions for AUROC). Static shapes make the graphs replayable: the short
+  last batch runs eagerly instead of recording a new graph.
 * **Costs reported, not guessed.** Compile time (dynamo's own frame-compile metrics), the
   graphs, graph breaks and recompiles with their reasons, and the steady-state step time with
   compile time taken out: `CompileReport`, in the end-of-run summary and ``summary.json``.
@@ -125,6 +131,9 @@ class CompiledForward(Observer):
         self._eval = torch.compile(_entry(self._forward, _EVAL_ENTRY), **kwargs)
         self._largest: dict[bool, int] = {}
         self._static = settings.dynamic is not True
+        # CUDA graphs reuse their output memory at the next replay (see the module docstring)
+        self._mark_step = settings.cuda_graphs
+        self._new_step = True  # set again at each optimizer step's end (fit's observer)
         self._since_us = time.time_ns() // 1000
         self._breaks_before = collections.Counter(_dynamo_counters()["graph_break"])
         self._last_log: tuple[int, float] | None = None  # (step, compile seconds) at a log
@@ -143,7 +152,16 @@ class CompiledForward(Observer):
                     return self._forward(*args, **kwargs)
                 if largest is None or size > largest:
                     self._largest[training] = size
-        return (self._train if training else self._eval)(*args, **kwargs)
+        if not self._mark_step:
+            return (self._train if training else self._eval)(*args, **kwargs)
+        if training:
+            if self._new_step:  # once per optimizer step: a GAN's two forwards are one step
+                torch.compiler.cudagraph_mark_step_begin()
+                self._new_step = False
+            return self._train(*args, **kwargs)
+        torch.compiler.cudagraph_mark_step_begin()
+        # a metric may keep a batch's outputs (AUROC, predictions) past the next replay
+        return _owned(self._eval(*args, **kwargs))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         """A deep copy of the model (an EMA copy, a snapshot) gets its plain eager forward."""
@@ -170,6 +188,7 @@ class CompiledForward(Observer):
         less the compile time within it, per step. The first interval is left out: its first
         steps pay more than dynamo's compile time (loading compiled code, first-run costs),
         so a run shorter than two logging intervals reports no steady step time."""
+        self._new_step = True
         if report.logged is None or "interval_s" not in report.logged:
             return
         compiled = self._compile_seconds(training_only=True)
@@ -256,6 +275,11 @@ def _entry(forward: Callable[..., Any], name: str) -> Callable[..., Any]:
     names = {"co_name": name, **({"co_qualname": name} if sys.version_info >= (3, 11) else {})}
     code = entry.__code__.replace(**names)
     return types.FunctionType(code, entry.__globals__, name, None, entry.__closure__)
+
+
+def _owned(outputs: Any) -> Any:
+    """``outputs`` with each tensor copied out of the CUDA graph's memory pool."""
+    return torch.utils._pytree.tree_map_only(torch.Tensor, torch.clone, outputs)
 
 
 def _leading_size(args: tuple, kwargs: dict[str, Any]) -> int | None:
