@@ -189,6 +189,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     plot.set_defaults(run=runs.cmd_plot)
 
+    compare = sub.add_parser(
+        "compare",
+        help="runs side by side: the config keys that differ, best and final metrics, findings",
+    )
+    compare.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="two or more runs")
+    compare.add_argument("--format", choices=("text", "json"), default="text")
+    compare.add_argument(
+        "--plot", metavar="FILE", help="also draw the runs' curves on one figure (.png or .svg)"
+    )
+    compare.set_defaults(run=runs.cmd_compare)
+
     recipes = sub.add_parser("recipes", help="list the built-in recipes")
     recipes.set_defaults(run=cmd_recipes)
 

@@ -233,6 +233,21 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from trainwell.observe.compare import compare_runs, plot_comparison
+
+    comparison = compare_runs(args.run_dirs)
+    if args.format == "json":
+        print(json.dumps(comparison.as_dict(), indent=2, default=str))
+    else:
+        print(comparison.describe())
+    if args.plot:
+        written = plot_comparison(comparison, Path(args.plot))
+        if args.format == "text":
+            print(f"\ncurves: {written}")
+    return EXIT_OK
+
+
 def _skipped(path: Path, count: int) -> None:
     """One warning per metrics.jsonl with unreadable lines (the readable ones are plotted)."""
     lines = "line" if count == 1 else "lines"
