@@ -226,7 +226,10 @@ def scheduler_unit_flags(cls: str, call: ast.Call, lambda_names: set[str]) -> se
             "CosineAnnealingLR": (1, "T_max"),
             "CosineAnnealingWarmRestarts": (1, "T_0"),
         }[cls]
-        return {EPOCH_BASED} if expr_unit(argument(call, *key)) == "epoch" else set()
+        unit = expr_unit(argument(call, *key))
+        # the same class counts in whatever unit its length is given in: T_0=len(train_set)
+        # or step_size=len(loader) * 30 is a count of batches, stepped per batch
+        return {EPOCH_BASED} if unit == "epoch" else {PER_STEP} if unit == "step" else set()
     if cls == "OneCycleLR":
         total = argument(call, 2, "total_steps")
         if total is not None and expr_unit(total) == "epoch":

@@ -682,3 +682,49 @@ def test_precision_is_tracked_by_assignment_only() -> None:
         precision="make_precision()",
     )
     assert findings(source, "TW001") == []
+
+
+# -- schedule units: an "epoch" scheduler given a length in batches is stepped per batch -----
+WARM_RESTARTS = """\
+import torch
+
+model = torch.nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+train_set = list(range(1000))
+loader = torch.utils.data.DataLoader(train_set, batch_size=10)
+scheduler = torch.optim.lr_scheduler.{ctor}
+for epoch in range(100):
+    for i, x in enumerate(loader):
+        optimizer.zero_grad()
+        model(x).sum().backward()
+        optimizer.step()
+{batch_step}
+{epoch_step}
+"""
+
+
+def test_tw004_a_length_in_batches_stepped_once_per_epoch_is_reported() -> None:
+    for ctor in (
+        "CosineAnnealingWarmRestarts(optimizer, T_0=len(train_set))",
+        "CosineAnnealingWarmRestarts(optimizer, len(loader))",
+        "CosineAnnealingLR(optimizer, T_max=len(loader) * 100)",
+        "StepLR(optimizer, step_size=len(loader) * 30)",
+    ):
+        source = WARM_RESTARTS.format(
+            ctor=ctor, batch_step="", epoch_step="    scheduler.step()  # MARK"
+        )
+        assert findings(source, "TW003", "TW004") == [(line_of(source, "# MARK"), "TW004")], ctor
+
+
+def test_tw004_lengths_in_epochs_or_steps_per_batch_are_silent() -> None:
+    per_epoch = "    scheduler.step()"
+    per_batch = "        scheduler.step()"
+    fractional = "        scheduler.step(epoch + i / len(loader))"  # the documented usage
+    for ctor, batch_step, epoch_step in (
+        ("CosineAnnealingWarmRestarts(optimizer, T_0=10)", "", per_epoch),
+        ("CosineAnnealingWarmRestarts(optimizer, T_0=len(train_set))", per_batch, ""),
+        ("CosineAnnealingWarmRestarts(optimizer, T_0=10)", fractional, ""),
+        ("CosineAnnealingLR(optimizer, T_max=len(loader) * 100)", per_batch, ""),
+    ):
+        source = WARM_RESTARTS.format(ctor=ctor, batch_step=batch_step, epoch_step=epoch_step)
+        assert findings(source, "TW003", "TW004") == [], (ctor, batch_step)
