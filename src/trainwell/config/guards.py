@@ -81,6 +81,12 @@ class GuardsConfig:
         1.5, "points at or above this x the first losses' mean are rising..."
     )
     loss_rise_reads: int = option(10, "...reported after this many reads in a row")
+    lr_jump: bool = option(
+        True, "an LR that jumps up mid-run, or a StepLR/MultiStepLR decay with gamma > 1"
+    )
+    lr_jump_ratio: float = option(
+        10.0, "an LR above this x the highest of the earlier reads, unexplained, jumped"
+    )
     accumulation_scale: bool = option(
         True, "accumulate_steps=k declared but each loss not divided by k"
     )
@@ -105,7 +111,7 @@ def validate_guards(config: GuardsConfig) -> GuardsConfig:
         raise ConfigError(f"guards.explode_ratio={config.explode_ratio} must be > 1")
     if not 0.0 <= config.grad_norm_decay < 1.0:
         raise ConfigError(f"guards.grad_norm_decay={config.grad_norm_decay} must be in [0, 1)")
-    for name in ("loss_diverge_ratio", "loss_rise_ratio"):
+    for name in ("loss_diverge_ratio", "loss_rise_ratio", "lr_jump_ratio"):
         if not getattr(config, name) > 1.0:
             raise ConfigError(f"guards.{name}={getattr(config, name)} must be > 1")
     return config

@@ -20,6 +20,7 @@ from trainwell.guards.grad_norm import GradNormGuard
 from trainwell.guards.graph import EvalGraphGuard, RetainedGraphGuard
 from trainwell.guards.loss_input import LossInputGuard
 from trainwell.guards.loss_trend import AccumulationScaleGuard, LossTrendGuard
+from trainwell.guards.lr_jump import LRJumpGuard
 from trainwell.guards.mode import TrainModeGuard
 from trainwell.guards.nonfinite import NonFiniteGuard
 from trainwell.guards.params import OptimizerParamsGuard
@@ -30,6 +31,7 @@ GUARDS: tuple[type[Guard], ...] = (
     OptimizerParamsGuard,
     ZeroGradGuard,
     SchedulerGuard,
+    LRJumpGuard,
     ClippingGuard,
     LossInputGuard,
     TrainModeGuard,
