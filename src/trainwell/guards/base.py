@@ -75,6 +75,7 @@ class Context:
         self.sample = [updated[j] for j in _spread(len(updated), 8)]
         self.sensitive = [m for m in model.modules() if isinstance(m, MODE_SENSITIVE)]
         self.steps = 0  # optimizer steps seen
+        self.classes: int | None = None  # C of a cross-entropy loss's (N, C) input, once seen
         self.backwards = 0  # backward passes since the last step (or skipped step), when armed
         self.forwards = 0  # training forwards since the last step (or skipped step)
         self.last_window_skipped = False  # the scaler skipped the last step

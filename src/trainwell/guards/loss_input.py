@@ -70,6 +70,8 @@ class LossInputGuard(Guard):
 
     def on_loss(self, kind: str, logits: torch.Tensor) -> None:
         ctx = self.ctx
+        if ctx.classes is None and logits.dim() >= 2 and logits.shape[1] > 1:
+            ctx.classes = logits.shape[1]  # the loss at chance is ln(C): the loss trend's anchor
         steps = ctx.steps
         if steps == self.checked or len(self.pending) >= 4 or not ctx.structure_due:
             return  # one call per structural window; nothing else between reads

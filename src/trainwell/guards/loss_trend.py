@@ -104,6 +104,11 @@ class LossTrendGuard(Guard):
         self.first_total: torch.Tensor | None = None  # device: sum of the first losses folded
         self.first_folded = 0  # how many of the first losses ``first_total`` holds
         self.first: float | None = None  # mean of the first ``loss_trend_losses`` losses
+        self.first_loss: torch.Tensor | None = None  # the very first loss (untrained model)
+        self.start: float | None = None  # its value, or ln(C) for C-class CE when lower
+        self.peak: tuple[float, int] | None = None  # (highest single loss read, its read's step)
+        self.folded_max: torch.Tensor | None = None  # device: max of the folded losses
+        self.at_chance = 0  # reads in a row at ln(C) after the loss exploded
         self.points = 0
         self.minimum: tuple[float, int] | None = None  # (lowest point, step of its read)
         self.diverging = 0  # reads in a row that met the divergence rule
@@ -131,6 +136,8 @@ class LossTrendGuard(Guard):
     def add(self, loss: torch.Tensor) -> None:
         """One training loss, detached (fit(): each optimizer step's, from the loop)."""
         if self.judging:
+            if self.first_loss is None:
+                self.first_loss = loss
             self.losses.append(loss)
             self.count += 1
             if len(self.losses) >= _FOLD:  # no read for long: sum them (one op per _FOLD)
@@ -146,7 +153,10 @@ class LossTrendGuard(Guard):
             and self.ctx.model.training
             and output.numel() == 1
         ):
-            self.losses.append(output.detach())  # kept by reference: no device op per loss
+            loss = output.detach()  # kept by reference: no device op per loss
+            if self.first_loss is None:
+                self.first_loss = loss
+            self.losses.append(loss)
             self.count += 1
             if len(self.losses) >= _FOLD:  # no read for long: sum them (one op per _FOLD)
                 self._fold()
@@ -162,16 +172,21 @@ class LossTrendGuard(Guard):
             self.first_folded += min(wanted, len(losses))
         total = values.sum(dtype=torch.float32)
         self.folded = total if self.folded is None else self.folded + total
+        top = values.max().float()
+        self.folded_max = top if self.folded_max is None else torch.maximum(self.folded_max, top)
 
     def on_read(self) -> None:
         if self.count < self.ctx.config.loss_trend_losses:
             return  # too few losses for a point: they carry over to the next read
         losses, self.losses = self.losses, []
         folded, self.folded = self.folded, None
+        folded_max, self.folded_max = self.folded_max, None
         first_total = self.first_total if self.first is None else None
+        first_loss = self.first_loss if self.start is None else None
         parts = [_stacked(losses)] if losses else []
-        parts += [t.reshape(1) for t in (folded, first_total) if t is not None]
-        layout = (len(losses), folded is not None, first_total is not None)
+        extra = (folded, folded_max, first_total, first_loss)
+        parts += [t.reshape(1) for t in extra if t is not None]
+        layout = (len(losses), *(t is not None for t in extra))
         count, self.count = self.count, 0
         self.ctx.read_later(
             parts[0] if len(parts) == 1 else torch.cat(parts),
@@ -179,17 +194,40 @@ class LossTrendGuard(Guard):
         )
 
     def _point(
-        self, layout: tuple[int, bool, bool], count: int, step: int, values: list[float]
+        self, layout: tuple[int, bool, bool, bool, bool], count: int, step: int, values: list[float]
     ) -> None:
-        listed, has_folded, has_first = layout
-        total = math.fsum(values[:listed]) + (values[listed] if has_folded else 0.0)
+        listed, has_folded, has_max, has_first, has_first_loss = layout
+        extra = iter(values[listed:])
+        folded = next(extra) if has_folded else 0.0
+        folded_max = next(extra) if has_max else -math.inf
+        first_total = next(extra) if has_first else 0.0
+        total = math.fsum(values[:listed]) + folded
         if self.first is None:  # the first losses: folded ones, then the first listed ones
-            first = values[listed + has_folded] if has_first else 0.0
             wanted = self.ctx.config.loss_trend_losses - self.first_folded
-            first += math.fsum(values[: max(wanted, 0)][:listed])
+            first = first_total + math.fsum(values[: max(wanted, 0)][:listed])
             self.first = first / (self.first_folded + min(max(wanted, 0), listed))
             self.first_total = None
+        if has_first_loss:
+            self._anchor(next(extra))
+        top = max([*values[:listed], folded_max])
+        if math.isfinite(top) and (self.peak is None or top > self.peak[0]):
+            self.peak = (top, step)
         self._judge(total / count, step)
+
+    def _anchor(self, first_loss: float) -> None:
+        """The reference from step 0: the untrained model's loss, or ln(C) for a C-class
+        cross-entropy when lower (a first loss already inflated by raw inputs)."""
+        self.first_loss = None
+        chance = self._chance()
+        if math.isfinite(first_loss) and first_loss > 0:
+            self.start = first_loss if chance is None else min(first_loss, chance)
+
+    def _chance(self) -> float | None:
+        """ln(C): a mean cross-entropy over C classes at chance (None when not known)."""
+        classes = self.ctx.classes
+        if not classes or getattr(self.ctx.loss_fn, "reduction", None) != "mean":
+            return None  # a summed loss grows with the batch; a function's reduction is unseen
+        return math.log(classes)
 
     def _judge(self, now: float, step: int) -> None:
         first = self.first
@@ -203,9 +241,19 @@ class LossTrendGuard(Guard):
         if self.minimum is None or now < self.minimum[0]:
             self.minimum = (now, step)
         lowest, lowest_step = self.minimum
-        diverged = now >= config.loss_diverge_ratio * lowest and now >= first
+        # "back where it started": the first losses' mean, or the reference from step 0 when
+        # lower (the first losses already exploding inflate their mean)
+        anchor = first if self.start is None else min(first, self.start)
+        diverged = now >= config.loss_diverge_ratio * lowest and now >= anchor
         self.diverging = self.diverging + 1 if diverged else 0
         self.rising = self.rising + 1 if now >= config.loss_rise_ratio * first else 0
+        chance = self._chance()
+        exploded = (
+            self.peak is not None and chance and self.peak[0] >= config.loss_diverge_ratio * chance
+        )
+        self.at_chance = (
+            self.at_chance + 1 if exploded and abs(now - chance) <= 0.05 * chance else 0
+        )
         self.numbers = {
             "first": first,
             "minimum": lowest,
@@ -213,7 +261,25 @@ class LossTrendGuard(Guard):
             "now": now,
             "step": step,
         }
-        if self.diverging >= _CONFIRM:
+        if self.start is not None and now >= config.loss_diverge_ratio * self.start:
+            self._report(
+                f"the training loss is {now:.4g} at step {step} (mean since the last read): "
+                f"{now / self.start:.3g}x where it started ({self.start:.4g}: the untrained "
+                "model's first loss"
+                + (f", or ln({self.ctx.classes}) at chance" if chance else "")
+                + ")",
+                step,
+            )
+        elif self.at_chance >= _CONFIRM and self.peak is not None and chance:
+            peak, peak_step = self.peak
+            self._report(
+                f"the training loss exploded (a batch's loss reached {peak:.4g} by step "
+                f"{peak_step}, {peak / chance:.3g}x ln({self.ctx.classes})) and has sat at "
+                f"chance since: {now:.4g} at step {step}, ln({self.ctx.classes}) = {chance:.4g}; "
+                "the units are dead and the model predicts the same for every input",
+                step,
+            )
+        elif self.diverging >= _CONFIRM:
             self._report(
                 f"the training loss is {now:.4g} at step {step} (mean since the last read): "
                 f"{now / lowest:.3g}x its minimum {lowest:.4g} (step {lowest_step}) and above "

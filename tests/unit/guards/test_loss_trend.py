@@ -105,10 +105,11 @@ def test_lr_far_too_high_loss_climbs_without_nan_and_is_reported():
             points.append((sum(losses[start:read]) / (read - start), read))
             start = read
     expected, lowest, run = None, None, 0
+    anchor = min(first, losses[0])  # the first losses' mean, or the first loss when lower
     for now, step in points:
         lowest = min(lowest or (now, step), (now, step))
-        run = run + 1 if now >= 10 * lowest[0] and now >= first else 0
-        if run == 2:
+        run = run + 1 if now >= 10 * lowest[0] and now >= anchor else 0
+        if run == 2 or now >= 10 * losses[0]:  # two reads 10x the minimum, or 10x the start
             expected = (now, step)
             break
     assert expected is not None
