@@ -11,6 +11,13 @@ first input tensor) and compared on the device; the guard's cadence read reads t
 everywhere (full-batch training, overfitting one batch on purpose) or constant batches are not
 reported: only a mix of identical and different consecutive pairs is.
 
+A batch counts for the optimizer whose update it feeds. In a GAN, one real batch legitimately
+feeds the discriminator's update and then, through the discriminator, the generator's (a
+relativistic or feature-matching loss forwards it again); to the discriminator's watch that
+second forward looks like the same batch drawn twice. So a fingerprint waits until the next
+optimizer step after it: this watch's optimizer keeps it, another optimizer's step (a global
+step pre-hook, installed only while the guard is armed) drops it.
+
 A *batch* is what the data pipeline yields, not a forward call: one batch is often forwarded
 more than once (R-Drop's two dropout passes, two augmented views for a consistency loss, SAM's
 second pass at the perturbed weights, MAML's inner steps on one support set). So only the first
@@ -26,6 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import torch
+from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 from trainwell.guards.base import ForwardRecord, Guard, first_tensor
 
@@ -44,12 +52,38 @@ class DuplicateBatchGuard(Guard):
         # (block, fingerprint, its version when small) of the batches not yet compared:
         # compared at the read, in a few ops for all of them
         self.prints: list[tuple[int, torch.Tensor, int | None]] = []
+        # taken since the last optimizer step: kept at this optimizer's step, dropped at another's
+        self.waiting: list[tuple[int, torch.Tensor, int | None]] = []
+        self.step_hook: Any = None
         self.same = False  # an identical non-constant consecutive pair was seen
         self.different = False  # a differing consecutive pair was seen
         self.passes = 0  # backward passes and steps seen: a new batch comes after one of them
         self.batch_pass = -1  # ``passes`` when the last batch was fingerprinted
         self.last: weakref.ref | None = None  # the input tensor fingerprinted last
         self.reported = False
+
+    def on_arm(self) -> None:
+        if self.step_hook is None:
+            self.step_hook = register_optimizer_step_pre_hook(self._any_step)
+
+    def on_disarm(self) -> None:
+        if self.step_hook is not None:
+            self.step_hook.remove()
+            self.step_hook = None
+
+    def close(self) -> None:
+        self.on_disarm()
+
+    def _any_step(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        """Any optimizer is about to step: the batches waiting fed this watch's update (kept)
+        or another optimizer's (dropped: a GAN's second use of a real batch)."""
+        if not self.waiting:
+            return
+        if optimizer is self.ctx.optimizer:
+            self.prints.extend(self.waiting)
+        else:  # not this watch's batches: their places in the window go to the next ones
+            self.remaining += sum(1 for p in self.waiting if p[0] == self.block)
+        self.waiting = []
 
     def on_backward(self, record: ForwardRecord) -> None:
         self.passes += 1
@@ -76,9 +110,9 @@ class DuplicateBatchGuard(Guard):
         every = max(1, count // _SAMPLE)
         sample = batch.detach().reshape(-1)[: every * _SAMPLE : every]
         if count > _KEEP:  # a copy: holding a view would hold the whole batch
-            self.prints.append((self.block, sample.clone(), None))
+            self.waiting.append((self.block, sample.clone(), None))
         else:  # small: the view itself, and its version to tell a later in-place change
-            self.prints.append((self.block, sample, sample._version))
+            self.waiting.append((self.block, sample, sample._version))
 
     def _seen_last(self, batch: torch.Tensor) -> bool:
         """``batch`` is (a view of the same memory as) the tensor fingerprinted last."""
