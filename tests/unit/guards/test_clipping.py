@@ -181,3 +181,49 @@ def test_watched_clip_grad_norm_gives_torchs_result_bit_for_bit(norm_type):
     assert params == list(model.parameters())
     assert torch.allclose(norms, torch.stack(before))
     assert guards.findings == []
+
+
+# -- clip-after-step by its effect: the clipping function imported by name before the watch --
+from torch.nn.utils import clip_grad_norm_ as clip_imported_before_watch  # noqa: E402
+
+
+def _by_name_loop(after_step, *, set_to_none=True, accumulate=1, clip_before=False):
+    """A loop whose clip the watch's wrapper cannot see (the original function, imported by
+    name at the top of the file), every=4 so several armed steps come."""
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    crit = nn.CrossEntropyLoss()
+    data = batches(24)
+    with watch(model, opt, every=4) as guards:
+        for index in range(0, len(data), accumulate):
+            opt.zero_grad(set_to_none=set_to_none)
+            for x, y in data[index : index + accumulate]:
+                (crit(model(x), y) / accumulate).backward()
+            if clip_before:
+                clip_imported_before_watch(model.parameters(), 1.0)
+            opt.step()
+            if after_step:
+                clip_imported_before_watch(model.parameters(), 1.0)
+    return guards
+
+
+@pytest.mark.parametrize("set_to_none", [True, False])
+def test_a_clip_after_step_is_seen_by_its_effect_on_the_gradients(set_to_none):
+    with warns("clip-after-step"):
+        guards = _by_name_loop(after_step=True, set_to_none=set_to_none)
+    assert codes(guards) == ["clip-after-step"]
+    assert "after optimizer.step() had used them" in guards.findings[0].message
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["clip before step", "zero_grad(set_to_none=False)", "accumulation", "no clip"],
+)
+def test_healthy_loops_leave_the_gradients_alone_after_the_step(kind):
+    guards = {
+        "clip before step": lambda: _by_name_loop(False, clip_before=True),
+        "zero_grad(set_to_none=False)": lambda: _by_name_loop(False, set_to_none=False),
+        "accumulation": lambda: _by_name_loop(False, set_to_none=False, accumulate=3),
+        "no clip": lambda: _by_name_loop(False),
+    }[kind]()
+    assert codes(guards) == []
