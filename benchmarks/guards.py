@@ -14,15 +14,21 @@ Each pair is reported as the guarded run's speed relative to the unguarded one, 
 wall times; the targets: watch() >= 0.97 per step (<= 3% overhead), fit() >= 0.98 (<= 2%).
 
     python benchmarks/guards.py [--epochs 5] [--long 8] [--repeats 9] [--threads 1]
+    python benchmarks/guards.py --small [--repeats 7]   # the ordinary small loops, whole runs
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import math
+import os
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import torch
 from _harness import interleaved, report
@@ -132,13 +138,47 @@ def paired_watch_cost(train, cycles: int, every: int) -> tuple[float, float, flo
     return median, q1, q3, statistics.median(bases)
 
 
+def small_loops(repeats: int) -> None:
+    """The ordinary small loops of `small_loops.py` as whole processes, interleaved: each with
+    ``watch()`` and with a null context in its place; median time per optimizer step."""
+    script = str(Path(__file__).with_name("small_loops.py"))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    rows = []
+    for loop in ("textbook", "onecycle"):
+        runs: dict[bool, list[dict[str, float]]] = {False: [], True: []}
+        for _ in range(repeats):
+            for guarded in (False, True):
+                command = [sys.executable, script, loop] + (["--watch"] if guarded else [])
+                out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+                runs[guarded].append(json.loads(out.stdout.strip().splitlines()[-1]))
+        plain = statistics.median(r["step_ms"] for r in runs[False])
+        watched = statistics.median(r["step_ms"] for r in runs[True])
+        fixed = statistics.median(r["fixed_ms"] for r in runs[True]) - statistics.median(
+            r["fixed_ms"] for r in runs[False]
+        )
+        share = fixed / (200 * plain)  # of a 200-step run's training time
+        rows.append(
+            f"{loop}: {plain:.3f} ms/step plain, {watched:.3f} ms/step watched: "
+            f"{watched / plain:.3f}x per step (target <= 1.03); fixed cost of one watch "
+            f"{fixed:.1f} ms = {share:.1%} of a 200-step run (target < 2%)"
+        )
+    print(f"small loops, whole processes, {repeats} interleaved runs each, 1 thread:")
+    print("\n".join(rows))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--small", action="store_true", help="only the ordinary small loops (small_loops.py)"
+    )
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--long", type=int, default=8, help="the long MLP run: x --epochs")
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
     args = parser.parse_args()
+    if args.small:
+        small_loops(max(args.repeats, 7))
+        return
     if args.threads:
         torch.set_num_threads(args.threads)  # 1 thread: steadier ratios on a busy machine
     train, val = load_digits_tensors(0.2, seed=0)

@@ -107,6 +107,14 @@ class Context:
         config = self.config
         return structure_cycle(steps // config.every, config.structure_every)
 
+    def free_grad_norms(self) -> tuple[list[int], torch.Tensor] | None:
+        """This step's per-parameter norms when they cost nothing more: already computed this
+        step, or measured by a clip (torch's or trainwell's); else None."""
+        if self._norms is not None or getattr(signals.thread_state, "clip_norms", None):
+            index, norms = self.grad_norms()
+            return (index, norms) if norms is not None else None
+        return None
+
     def grad_norms(self) -> tuple[list[int], torch.Tensor | None]:
         """Indices of parameters holding a gradient and their norms (one device tensor, cached):
         those a clip measured this step (torch's or trainwell's), else one foreach kernel."""

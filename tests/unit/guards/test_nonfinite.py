@@ -39,7 +39,9 @@ class Poisoned(nn.Module):
         return self.head(PoisonGrad.apply(h, on).relu())  # NaN born between middle and head
 
 
-def _run(poison_at, steps=8, optimizer=torch.optim.SGD, expect_stop=None, warned=(), **config):
+def _run(
+    poison_at, steps=8, optimizer=torch.optim.SGD, expect_stop=None, warned=(), clip=False, **config
+):
     model = Poisoned()
     model.poison_at = set(poison_at)
     opt = optimizer(model.parameters(), lr=0.1)
@@ -53,6 +55,8 @@ def _run(poison_at, steps=8, optimizer=torch.optim.SGD, expect_stop=None, warned
         for x, y in batches(steps):
             opt.zero_grad()
             crit(model(x), y).backward()
+            if clip:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
             opt.step()
             done += 1
     return guards, model, done
@@ -66,13 +70,27 @@ class _null:
         return False
 
 
-def test_stop_names_the_first_module_in_backward_order_and_stops_at_the_cadence():
-    guards, model, done = _run({1}, warned=["nonfinite-grad"])
+@pytest.mark.parametrize("poison_at", [1, 4])
+def test_stop_names_the_first_module_in_backward_order_and_stops_at_the_cadence(poison_at):
+    """A clipped loop (its norms are every layer's, at no cost), or a sampled step (4 with
+    every=4): the layer the NaN was born in is named."""
+    clip = poison_at == 1
+    guards, model, done = _run({poison_at}, warned=["nonfinite-grad"], clip=clip)
     assert codes(guards) == ["nonfinite-grad"]
     finding = guards.findings[0]
-    assert finding.where == "middle" and finding.step == 1
-    assert done == 4  # step 1 went bad; the flag was read on the sampled step 4 (every=4)
+    assert finding.where == "middle" and finding.step == poison_at
+    assert done == 4  # read on the sampled step 4 (every=4): in its window, or after it
     assert not torch.isfinite(model.middle.weight).all()
+
+
+def test_between_sampled_steps_one_gradient_finds_the_step_and_says_so():
+    """No clip, step 1 (not sampled): only the gradient nearest the input is measured each
+    step; a NaN born later in the network reaches it, so the step is exact."""
+    guards, _, done = _run({1}, warned=["nonfinite-grad"])
+    finding = guards.findings[0]
+    assert finding.step == 1 and done == 4
+    assert finding.where == "encoder"
+    assert "seen in encoder (the gradient nearest the input" in finding.message
 
 
 def test_warn_keeps_going():
