@@ -11,6 +11,7 @@ positive and false negative.
     python tests/system/doctor/real/score.py
     python tests/system/doctor/real/score.py --json results.json
     python tests/system/doctor/real/score.py --target 2.5 --quiet
+    python tests/system/doctor/real/score.py --corpus heldout   # ../heldout, same layout
 """
 
 from __future__ import annotations
@@ -43,10 +44,16 @@ class Item:
     text: str  # the finding's message (false positives) or the label's note (false negatives)
 
 
-def script_path(entry: dict) -> Path:
+def corpus_dir(name: str) -> Path:
+    """A corpus folder: a path, or the name of a sibling of this folder (``real``, ``heldout``)."""
+    path = Path(name)
+    return path if path.is_dir() else HERE.parent / name
+
+
+def script_path(entry: dict, corpus: Path = HERE) -> Path:
     if entry["stored"]:
-        return HERE / "files" / entry["file"]
-    return HERE / "cache" / f"{entry['id']}.py"
+        return corpus / "files" / entry["file"]
+    return corpus / "cache" / f"{entry['id']}.py"
 
 
 def match(labels: list[dict], findings: list) -> tuple[list, list, list]:
@@ -70,13 +77,13 @@ def match(labels: list[dict], findings: list) -> tuple[list, list, list]:
     return matched, missed, extra
 
 
-def score(manifest: list[dict], labels: dict, target: str) -> dict:
+def score(manifest: list[dict], labels: dict, target: str, corpus: Path = HERE) -> dict:
     per_rule: dict[str, dict[str, int]] = defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0})
     false_positives: list[Item] = []
     false_negatives: list[Item] = []
     scored, skipped = [], []
     for entry in manifest:
-        path = script_path(entry)
+        path = script_path(entry, corpus)
         if not path.exists():
             skipped.append(entry["id"])
             continue
@@ -96,6 +103,7 @@ def score(manifest: list[dict], labels: dict, target: str) -> dict:
             false_positives.append(Item(entry["id"], finding.line, finding.code, finding.message))
     totals = {k: sum(r[k] for r in per_rule.values()) for k in ("tp", "fp", "fn")}
     return {
+        "corpus": corpus.name,
         "target_torch": target,
         "scripts": len(scored),
         "repositories": len({e["repo"] for e in scored}),
@@ -128,7 +136,7 @@ def pct(value: float | None) -> str:
 
 def report(result: dict, quiet: bool) -> None:
     print(
-        f"\n== target torch {result['target_torch']}: {result['scripts']} scripts from "
+        f"\n== {result['corpus']}, target torch {result['target_torch']}: {result['scripts']} scripts from "
         f"{result['repositories']} repositories =="
     )
     if result["skipped_missing"]:
@@ -161,16 +169,25 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         help="torch version(s) to score (default: 2.5 and the doctor's default, 2.6)",
     )
+    parser.add_argument(
+        "--corpus",
+        default=HERE.name,
+        help="corpus folder: a path or a sibling of this folder's name (default: real)",
+    )
     parser.add_argument("--quiet", action="store_true", help="tables only, no FP/FN lists")
     args = parser.parse_args(argv)
 
-    manifest = json.loads((HERE / "manifest.json").read_text(encoding="utf-8"))
-    labels = json.loads((HERE / "labels.json").read_text(encoding="utf-8"))
+    corpus = corpus_dir(args.corpus)
+    if not (corpus / "manifest.json").is_file():
+        print(f"--corpus {args.corpus}: no manifest.json in {corpus}", file=sys.stderr)
+        return 2
+    manifest = json.loads((corpus / "manifest.json").read_text(encoding="utf-8"))
+    labels = json.loads((corpus / "labels.json").read_text(encoding="utf-8"))
     missing = [e["id"] for e in manifest if e["id"] not in labels]
     if missing:
         print(f"entries without labels: {missing}", file=sys.stderr)
         return 2
-    results = [score(manifest, labels, t) for t in args.target or ["2.5", DEFAULT_TARGET]]
+    results = [score(manifest, labels, t, corpus) for t in args.target or ["2.5", DEFAULT_TARGET]]
     for result in results:
         report(result, args.quiet)
     if args.json:
