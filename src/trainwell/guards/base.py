@@ -140,9 +140,10 @@ class Context:
                 return norms
         index, grads = [], []
         for i, p in enumerate(self.params):
-            if p.grad is not None:
+            grad = p.grad  # a property: read once
+            if grad is not None:
                 index.append(i)
-                grads.append(p.grad)
+                grads.append(grad)
         norms = self._norms = (index, tensor_norms(grads) if grads else None)
         return norms
 
@@ -358,7 +359,9 @@ def local_shard(tensor: torch.Tensor) -> torch.Tensor:
 def tensor_norms(grads: list[torch.Tensor]) -> torch.Tensor:
     """Each tensor's 2-norm (of this rank's shard where sharded), stacked (one foreach kernel
     where the tensors allow)."""
-    grads = [local_shard(g) for g in grads]
+    # the usual: plain tensors (a type check costs far less than hasattr's failed lookup)
+    if not all(type(g) is torch.Tensor for g in grads):
+        grads = [local_shard(g) for g in grads]
     try:
         norms = torch._foreach_norm(grads)
         return torch.stack(norms) if len({n.dtype for n in norms}) == 1 else _as_float(norms)
