@@ -213,7 +213,9 @@ class NonFiniteGuard(Guard):
             return ctx.grad_norms()
         if self._sentinel_index is None or self._sentinel_index != [sentinel]:
             self._sentinel_index = [sentinel]  # one list object: it marks these rows
-        return self._sentinel_index, torch.linalg.vector_norm(local_shard(grad)).reshape(1)
+        if type(grad) is not torch.Tensor:  # a DTensor: this rank's shard
+            grad = local_shard(grad)
+        return self._sentinel_index, torch.linalg.vector_norm(grad).reshape(1)
 
     def _record(self, step: int) -> torch.Tensor | None:
         if self.fp16:
