@@ -189,6 +189,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     plot.set_defaults(run=runs.cmd_plot)
 
+    explain = sub.add_parser(
+        "explain", help="diagnose a finished run: findings with evidence and a --set to try"
+    )
+    explain.add_argument("run_dir", metavar="RUN_DIR", help="a run directory")
+    explain.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default text)"
+    )
+    explain.set_defaults(run=runs.cmd_explain)
+
     recipes = sub.add_parser("recipes", help="list the built-in recipes")
     recipes.set_defaults(run=cmd_recipes)
 

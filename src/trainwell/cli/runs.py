@@ -262,3 +262,24 @@ def _step_name(checkpoint: Path) -> str:
             if os.path.samefile(step, checkpoint):
                 return step.stem
     return checkpoint.stem
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """``trainwell explain RUN``: the run's findings, most important first (text or JSON)."""
+    from trainwell.observe.explain import explain, format_text, read_run
+
+    run_dir = Path(args.run_dir)
+    config_file = run_dir / "config.yaml"
+    if not config_file.is_file() or not (run_dir / "metrics.jsonl").is_file():
+        raise UserError(
+            f"{run_dir} is not a run directory (no config.yaml and metrics.jsonl); pass the "
+            "directory trainwell train wrote (its --run-dir)"
+        )
+    run = read_run(run_dir, _read_yaml(config_file) or {})
+    findings = explain(run)
+    if args.format == "json":
+        body = {"run": str(run_dir), "findings": [f.as_dict() for f in findings]}
+        print(json.dumps(body, indent=2))
+    else:
+        print(format_text(run, findings))
+    return EXIT_OK
