@@ -196,6 +196,9 @@ def _parser() -> argparse.ArgumentParser:
     explain.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default text)"
     )
+    explain.add_argument(
+        "--html", metavar="FILE", help="also write one self-contained page: curves, findings"
+    )
     explain.set_defaults(run=runs.cmd_explain)
 
     recipes = sub.add_parser("recipes", help="list the built-in recipes")

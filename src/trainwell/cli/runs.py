@@ -282,4 +282,14 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(json.dumps(body, indent=2))
     else:
         print(format_text(run, findings))
+    if args.html:
+        _write_explain_html(run, findings, Path(args.html))
     return EXIT_OK
+
+
+def _write_explain_html(run: Any, findings: Any, path: Path) -> None:
+    """The self-contained page of ``--html FILE``; a directory that cannot be written is exit 4."""
+    from trainwell.observe.explain_html import write_html
+
+    _writable_directory(path.parent if str(path.parent) else Path("."))
+    print(f"page: {write_html(run, findings, path)}", file=sys.stderr)

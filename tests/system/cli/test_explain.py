@@ -2,17 +2,19 @@
 and the healthy control: the default job gets no `problem`."""
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 import time
 
 import pytest
 import torch
+from tests.fixtures import blobs, quiet_config, random_data
 from torch import nn
 from torch.utils.data import Dataset
 
 import trainwell as tw
-from tests.fixtures import blobs, quiet_config, random_data
 
 
 def trainwell(*args):
@@ -114,3 +116,51 @@ def test_a_path_that_is_not_a_run_is_one_line_and_exit_2(tmp_path):
     proc = trainwell("explain", str(tmp_path))
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "is not a run directory" in proc.stderr
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+def test_html_page_is_self_contained_and_renders_in_headless_chromium(tmp_path):
+    run = tmp_path / "run"
+    train(
+        run,
+        "train.max_epochs=1",
+        "run.log_every=2",
+        "optim.name=sgd",
+        "optim.lr=100",
+        "train.clip_norm=null",
+    )
+    page = tmp_path / "explain.html"
+    proc = trainwell("explain", str(run), "--html", str(page))
+    assert proc.returncode == 0, proc.stderr
+    text = page.read_text()
+    assert "diverged" in text and "data:image/png;base64," in text
+    assert "http://" not in text and "https://" not in text  # opens offline
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("chromium is not installed")
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            f"--screenshot={shot}",
+            "--window-size=1200,1600",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
+    assert shot.is_file()
+    from PIL import Image
+
+    gray = Image.open(shot).convert("L").tobytes()
+    pixels = torch.frombuffer(bytearray(gray), dtype=torch.uint8).float()
+    assert pixels.numel() == 1200 * 1600 and pixels.std() > 10  # not a blank page
