@@ -201,6 +201,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     explain.set_defaults(run=runs.cmd_explain)
 
+    comparing = sub.add_parser(
+        "compare", help="runs side by side: config diff, best/final metrics, findings that differ"
+    )
+    comparing.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="two runs or more")
+    comparing.add_argument("--format", choices=("text", "json"), default="text")
+    comparing.add_argument("--plot", metavar="FILE", help="their curves on one figure (.png/.svg)")
+    comparing.set_defaults(run=runs.cmd_compare)
+
     recipes = sub.add_parser("recipes", help="list the built-in recipes")
     recipes.set_defaults(run=cmd_recipes)
 

@@ -293,3 +293,24 @@ def _write_explain_html(run: Any, findings: Any, path: Path) -> None:
 
     _writable_directory(path.parent if str(path.parent) else Path("."))
     print(f"page: {write_html(run, findings, path)}", file=sys.stderr)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """``trainwell compare RUN_A RUN_B ...``: config diff, metrics, findings that differ."""
+    from trainwell.observe.compare import compare, format_text, plot_curves
+    from trainwell.observe.explain import read_run
+
+    runs = []
+    for name in args.run_dirs:
+        run_dir = Path(name)
+        if not (run_dir / "config.yaml").is_file() or not (run_dir / "metrics.jsonl").is_file():
+            raise UserError(f"{run_dir} is not a run directory (no config.yaml and metrics.jsonl)")
+        runs.append(read_run(run_dir, _read_yaml(run_dir / "config.yaml") or {}))
+    if args.plot and Path(args.plot).suffix.lower() not in (".png", ".svg"):
+        raise UserError(f"--plot {args.plot}: name a .png or .svg file")
+    table = compare(runs)
+    print(json.dumps(table, indent=2, default=str) if args.format == "json" else format_text(table))
+    if args.plot:
+        _writable_directory(Path(args.plot).parent)
+        print(f"plot: {plot_curves(runs, Path(args.plot))}", file=sys.stderr)
+    return EXIT_OK
