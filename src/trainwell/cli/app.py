@@ -189,6 +189,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     plot.set_defaults(run=runs.cmd_plot)
 
+    explain = sub.add_parser(
+        "explain", help="diagnose a finished run: findings with evidence and a --set to try"
+    )
+    explain.add_argument("run_dir", metavar="RUN_DIR", help="a run directory")
+    explain.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default text)"
+    )
+    explain.add_argument(
+        "--html", metavar="FILE", help="also write one self-contained page: curves, findings"
+    )
+    explain.set_defaults(run=runs.cmd_explain)
+
     compare = sub.add_parser(
         "compare",
         help="runs side by side: the config keys that differ, best and final metrics, findings",

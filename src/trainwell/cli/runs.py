@@ -236,7 +236,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from trainwell.observe.compare import compare_runs, plot_comparison
 
-    comparison = compare_runs(args.run_dirs)
+    comparison = compare_runs(args.run_dirs, findings_of=_explained)
     if args.format == "json":
         print(json.dumps(comparison.as_dict(), indent=2, default=str))
     else:
@@ -246,6 +246,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if args.format == "text":
             print(f"\ncurves: {written}")
     return EXIT_OK
+
+
+def _explained(run_dir: Path, summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``trainwell explain``'s findings of a run (code, severity): what compare lines up."""
+    from trainwell.observe.explain import explain, read_run
+
+    del summary  # read_run reads it again, with the run's records
+    run = read_run(run_dir, _read_yaml(run_dir / "config.yaml") or {})
+    return [(finding.code, finding.severity) for finding in explain(run)]
 
 
 def _skipped(path: Path, count: int) -> None:
@@ -277,3 +286,34 @@ def _step_name(checkpoint: Path) -> str:
             if os.path.samefile(step, checkpoint):
                 return step.stem
     return checkpoint.stem
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """``trainwell explain RUN``: the run's findings, most important first (text or JSON)."""
+    from trainwell.observe.explain import explain, format_text, read_run
+
+    run_dir = Path(args.run_dir)
+    config_file = run_dir / "config.yaml"
+    if not config_file.is_file() or not (run_dir / "metrics.jsonl").is_file():
+        raise UserError(
+            f"{run_dir} is not a run directory (no config.yaml and metrics.jsonl); pass the "
+            "directory trainwell train wrote (its --run-dir)"
+        )
+    run = read_run(run_dir, _read_yaml(config_file) or {})
+    findings = explain(run)
+    if args.format == "json":
+        body = {"run": str(run_dir), "findings": [f.as_dict() for f in findings]}
+        print(json.dumps(body, indent=2))
+    else:
+        print(format_text(run, findings))
+    if args.html:
+        _write_explain_html(run, findings, Path(args.html))
+    return EXIT_OK
+
+
+def _write_explain_html(run: Any, findings: Any, path: Path) -> None:
+    """The self-contained page of ``--html FILE``; a directory that cannot be written is exit 4."""
+    from trainwell.observe.explain_html import write_html
+
+    _writable_directory(path.parent if str(path.parent) else Path("."))
+    print(f"page: {write_html(run, findings, path)}", file=sys.stderr)
