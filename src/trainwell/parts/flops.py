@@ -478,5 +478,32 @@ def describe_throughput(rates: dict[str, Any]) -> str:
     if "tflops" in rates:
         parts.append(f"{rates['tflops']:.3g} TFLOP/s")
     if "mfu" in rates:
-        parts.append(f"MFU {rates['mfu']:.1%} of {rates['peak_source']}")
-    return "throughput: " + ", ".join(parts)
+        parts.append(f"MFU {_percent(rates['mfu'])} of {rates['peak_source']}")
+    line = "throughput: " + ", ".join(parts)
+    hint = launch_bound_hint(rates)
+    return f"{line}\n{hint}" if hint else line
+
+
+#: Below this MFU on an accelerator the step is launch-bound: kernels too small to fill the GPU.
+LOW_MFU = 0.01
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage that stays informative when tiny (0.03%, not 0.0%)."""
+    return f"{share:.1%}" if share >= 0.001 or share == 0 else f"{share * 100:.2g}%"
+
+
+def launch_bound_hint(rates: dict[str, Any]) -> str | None:
+    """What to do when an accelerator runs at under `LOW_MFU`, or None.
+
+    Only a table peak (a known GPU) counts: on the CPU the peak is a probe of this CPU's BLAS,
+    and a low share there says nothing about launch overhead.
+    """
+    mfu, source = rates.get("mfu"), str(rates.get("peak_source", ""))
+    if mfu is None or mfu >= LOW_MFU or not source.startswith("table:"):
+        return None
+    return (
+        f"MFU {_percent(mfu)}: the model is too small to load the GPU (the step waits on kernel "
+        "launches, not math); a larger batch (data.batch_size), CUDA graphs "
+        "(train.compile: {mode: reduce-overhead}) or run.device=cpu would help"
+    )
