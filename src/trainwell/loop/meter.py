@@ -58,6 +58,9 @@ class Meter:
         self.run_seconds = 0.0
         self.run_windows = self.run_samples = self.run_tokens = 0
         self.last_lr = float("nan")
+        # the first step's cost (CUDA init, cuDNN autotune, compile): host clock, no sync
+        self.created = time.perf_counter()
+        self.first_step_s: float | None = None
         self.start_epoch()
 
     def start_epoch(self) -> None:
@@ -145,6 +148,8 @@ class Meter:
         counted), its facts added to the sums on the device (with the values ``tw.log``
         collected), and every ``log_every`` steps the one host read; returns the frozen report
         observers see."""
+        if self.first_step_s is None:
+            self.first_step_s = time.perf_counter() - self.created
         samples = sum(batch_size_of(m.batch) for m in window)
         counters.advance(window, result.stepped, samples)
         logs = with_logged(result.logs, values)
@@ -233,6 +238,8 @@ class Meter:
         samples = self.run_samples + self.interval_samples
         rates: dict[str, Any] = {"samples_per_s": samples * ranks / seconds}
         rates["data_wait"] = min(1.0, self.wait_s / seconds)  # share of it spent waiting
+        if self.first_step_s is not None:  # warm-up, shown apart from epoch 1's time
+            rates["first_step_s"] = round(self.first_step_s, 3)
         if self.counts_tokens:
             rates["tokens_per_s"] = (self.run_tokens + self.interval_tokens) * ranks / seconds
         if self.flops is not None:

@@ -480,6 +480,11 @@ def describe_throughput(rates: dict[str, Any]) -> str:
     if "mfu" in rates:
         parts.append(f"MFU {_percent(rates['mfu'])} of {rates['peak_source']}")
     line = "throughput: " + ", ".join(parts)
+    if "first_step_s" in rates:  # the warm-up epoch 1's time also holds
+        line += (
+            f"\nfirst step: {rates['first_step_s']:.2f}s from the start of training "
+            "(device init, cuDNN autotune, compile: part of epoch 1's time)"
+        )
     hint = launch_bound_hint(rates)
     return f"{line}\n{hint}" if hint else line
 
