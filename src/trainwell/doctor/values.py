@@ -81,6 +81,8 @@ EPOCH_SCHEDULERS = {
     "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
 }  # fmt: skip
 STEP_SCHEDULERS = {"OneCycleLR", "CyclicLR"}
+#: Epoch schedulers whose length argument may be given in batches instead (a cosine period).
+_PERIOD_SCHEDULERS = {"CosineAnnealingLR", "CosineAnnealingWarmRestarts"}
 OTHER_SCHEDULERS = {
     "LambdaLR", "MultiplicativeLR", "LinearLR", "ConstantLR", "PolynomialLR", "SequentialLR",
     "ChainedScheduler", "ReduceLROnPlateau",
@@ -226,7 +228,12 @@ def scheduler_unit_flags(cls: str, call: ast.Call, lambda_names: set[str]) -> se
             "CosineAnnealingLR": (1, "T_max"),
             "CosineAnnealingWarmRestarts": (1, "T_0"),
         }[cls]
-        return {EPOCH_BASED} if expr_unit(argument(call, *key)) == "epoch" else set()
+        unit = expr_unit(argument(call, *key))
+        if unit == "step" and cls in _PERIOD_SCHEDULERS:
+            # T_0=len(train_loader) / T_max=epochs * len(loader): a period counted in
+            # batches, so the schedule must be stepped per batch (TW004 when per epoch)
+            return {PER_STEP}
+        return {EPOCH_BASED} if unit == "epoch" else set()
     if cls == "OneCycleLR":
         total = argument(call, 2, "total_steps")
         if total is not None and expr_unit(total) == "epoch":
