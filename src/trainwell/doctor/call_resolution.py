@@ -15,7 +15,7 @@ import ast
 from ._astutil import dotted, keyword
 from .events import CALL, RawFinding
 from .foreign import ForeignClass, ForeignFunction
-from .scope_state import ScopeState, arg_names
+from .scope_state import ScopeState, arg_names, passed_name
 from .values import Value, normalize_receiver
 
 
@@ -73,13 +73,13 @@ class CallResolution(ScopeState):
         if not any(isinstance(a, ast.Starred) for a in call.args):
             for param, arg, value in zip(params, call.args, arg_vals, strict=False):
                 values[param] = value
-                if dotted(arg):
-                    argmap[param] = dotted(arg)  # type: ignore[assignment]
+                if passed_name(arg):
+                    argmap[param] = passed_name(arg)  # type: ignore[assignment]
         for kw in call.keywords:
             if kw.arg in params:
                 values[kw.arg] = kw_vals.get(kw.arg)
-                if dotted(kw.value):
-                    argmap[kw.arg] = dotted(kw.value)  # type: ignore[assignment]
+                if passed_name(kw.value):
+                    argmap[kw.arg] = passed_name(kw.value)  # type: ignore[assignment]
         return argmap, values
 
     def _foreign_call(self, call: ast.Call, func: ForeignFunction) -> Value | None:

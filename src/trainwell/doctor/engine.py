@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 import warnings
@@ -21,6 +20,7 @@ from .config import (
 )
 from .events import RawFinding
 from .project import ProjectIndex
+from .recovery import parse_recovering
 from .rules import CHECKS, RULES, Registry, Rule
 from .sources import NOTEBOOK_SUFFIX, SourceError, read_notebook, read_python
 from .target import MODERN_TORCH, Target, find_target
@@ -160,17 +160,16 @@ def _check_text(
 ) -> list[Finding]:
     """Findings of one file; with a ``project``, imports of its other files are followed and
     findings that belong in another file (a helper's forward pass) go to ``routed``."""
-    try:
-        tree = ast.parse(text, filename=path)
-    except (SyntaxError, ValueError) as exc:
-        line = getattr(exc, "lineno", None) or 1
-        col = getattr(exc, "offset", None) or 1
-        msg = getattr(exc, "msg", None) or str(exc)
-        raw = [Finding(path, line, col, "TW000", f"syntax error: {msg}", "error")]
+    # Lines Python cannot read (a %magic, Python 2 print) are reported and blanked; the
+    # rest of the file is still checked.
+    tree, problems = parse_recovering(text, path)
+    raw_findings = [RawFinding("TW000", p.line, p.col, p.message) for p in problems]
+    if tree is None:
+        raw = [Finding(path, p.line, p.col, "TW000", p.message, "error") for p in problems]
         return [f for f in raw if _selected(f.code, select_codes, ignore_codes)]
     try:
         foreign = project.foreign_for(Path(path), tree) if project is not None else None
-        raw_findings = FileAnalysis(tree, version, checks, foreign).run()
+        raw_findings += FileAnalysis(tree, version, checks, foreign).run()
     except Exception as exc:  # pragma: no cover - defensive (RecursionError included)
         # A checker bug on one odd file must not abort a CI run over a whole tree; say so
         # on stderr and treat the file as clean (precision first).

@@ -221,10 +221,27 @@ class ScopeState:
         self.fa.checks.at_expression_statement(self, expr)
 
 
+#: Module methods that return the module itself: ``evaluate(model.eval(), loader)`` passes
+#: ``model``.
+_RETURNS_SELF = {"eval", "train", "to", "cuda", "cpu", "float", "half", "double", "bfloat16"}
+
+
+def passed_name(arg: ast.expr) -> str | None:
+    """The name an argument passes: ``model``, ``self.net``, or the receiver of a method
+    that returns it (``model.eval()``, ``model.to(device)``)."""
+    while (
+        isinstance(arg, ast.Call)
+        and isinstance(arg.func, ast.Attribute)
+        and arg.func.attr in _RETURNS_SELF
+    ):
+        arg = arg.func.value
+    return dotted(arg)
+
+
 def arg_names(call: ast.Call) -> tuple[str, ...]:
     """The names a call passes (positional, then keyword), as receivers: ``model.module`` ->
     ``model``; arguments that are not names are left out."""
-    names = [dotted(a) for a in call.args] + [dotted(k.value) for k in call.keywords]
+    names = [passed_name(a) for a in call.args] + [passed_name(k.value) for k in call.keywords]
     return tuple(normalize_receiver(n) for n in names if n)  # type: ignore[misc]
 
 

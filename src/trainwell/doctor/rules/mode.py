@@ -4,6 +4,8 @@ validation in the epoch loop, or by a step_fn given to trainwell's fit()).
 
 from __future__ import annotations
 
+import ast
+
 from .. import values as V
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, EVAL, FORWARD, TRAIN, Event, is_prefix
@@ -91,6 +93,60 @@ TW010 = Rule(
             """,
             [],
         ),
+        Example(
+            "menu_loop_is_not_an_epoch_loop",
+            """\
+            def main(model, loader, val_loader, criterion):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                cmd = ""
+                while cmd != "Exit":
+                    cmd = input("train / test / Exit: ")
+                    if cmd == "train":
+                        for x, y in loader:
+                            optimizer.zero_grad()
+                            criterion(model(x), y).backward()
+                            optimizer.step()
+                    elif cmd == "test":
+                        model.eval()
+                        print([model(x) for x, _ in val_loader])
+            """,
+            [],
+        ),
+        Example(
+            "while_around_whole_runs_is_not_an_epoch_loop",
+            """\
+            def sweep(model, loader, val_loader, criterion, lrs):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                while lrs:
+                    lr = lrs.pop()
+                    for epoch in range(10):
+                        model.train()
+                        for x, y in loader:
+                            optimizer.zero_grad()
+                            criterion(model(x), y).backward()
+                            optimizer.step()
+                    model.eval()
+                    print([model(x) for x, _ in val_loader])
+            """,
+            [],
+        ),
+        Example(
+            "while_epoch_loop_leak",
+            """\
+            def fit(model, loader, val_loader, criterion):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                epoch = 0
+                while epoch < 10:
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    model.eval()
+                    print([model(x) for x, _ in val_loader])
+                    epoch += 1
+            """,
+            [(9, "TW010")],
+        ),
     ),
 )
 
@@ -129,7 +185,7 @@ def check_eval_leak(w: ScopeWalker) -> None:
     reported: set[int] = set()
     for lid in w.loops:
         seq = events_in(w, lid)
-        if not any(is_training(e) for e in seq):
+        if not _is_epoch_loop(w, lid, seq):
             continue
         for index, e in enumerate(seq):
             for key, effect in mode_effects(w, e):
@@ -151,6 +207,33 @@ def check_eval_leak(w: ScopeWalker) -> None:
                         f"{what} leaves the model in eval mode for the "
                         f"next training step: call {key}.train() at the start of each epoch",
                     )
+
+
+def _is_epoch_loop(w: ScopeWalker, lid: int, seq: list[Event]) -> bool:
+    """A loop that runs training steps each pass. A ``while`` loop is one only when it runs
+    the step itself or through one batch loop: a loop that waits for ``input()`` (an
+    interactive menu) or wraps whole epoch loops (a menu, a sweep) is not."""
+    node = w.loops[lid].node
+    if not isinstance(node, ast.While):
+        return any(is_training(e) for e in seq)
+    if _waits_for_input(node):
+        return False
+    return any(is_training(e) and _steps_per_pass(w, e, lid) for e in seq)
+
+
+def _waits_for_input(node: ast.While) -> bool:
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "input"
+        for n in ast.walk(node)
+    )
+
+
+def _steps_per_pass(w: ScopeWalker, e: Event, lid: int) -> bool:
+    """``e`` runs in each pass of loop ``lid``: directly, or in one inner (batch) loop that
+    is not itself an epoch loop (accumulation loops do not count)."""
+    inner = [w.loops[i] for i in e.loops[e.loops.index(lid) + 1 :]]
+    outer = [loop for loop in inner if loop.kind != "micro"]
+    return not outer or (len(outer) == 1 and outer[0].kind != "epoch")
 
 
 def _mode_chosen_per_iteration(seq: list[Event], e: Event, key: str) -> bool:

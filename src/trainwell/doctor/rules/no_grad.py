@@ -53,6 +53,29 @@ TW012 = Rule(
             """,
             [],
         ),
+        Example(
+            "eval_inside_a_call_argument",
+            """\
+            def accuracy(model, loader):
+                return sum((model(x).argmax(1) == y).sum() for x, y in loader)
+
+            model = torch.nn.Linear(2, 2)
+            acc = accuracy(model.eval(), val_loader)
+            """,
+            [(2, "TW012")],
+        ),
+        Example(
+            "eval_inside_a_call_argument_no_grad",
+            """\
+            @torch.no_grad()
+            def accuracy(model, loader):
+                return sum((model(x).argmax(1) == y).sum() for x, y in loader)
+
+            model = torch.nn.Linear(2, 2)
+            acc = accuracy(model.eval(), val_loader)
+            """,
+            [],
+        ),
     ),
 )
 

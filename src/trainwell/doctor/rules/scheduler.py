@@ -94,6 +94,37 @@ TW004 = Rule(
     "        scheduler.step()\n",
     examples=(
         Example(
+            "warm_restarts_period_in_batches_stepped_per_epoch",
+            """\
+            def fit(model, loader, train_set, criterion, epochs):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                scheduler = CosineAnnealingWarmRestarts(optimizer, T_0=len(train_set))
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    scheduler.step()
+            """,
+            [(9, "TW004")],
+        ),
+        Example(
+            "warm_restarts_fractional_epoch_per_batch",
+            """\
+            def fit(model, loader, criterion, epochs):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                scheduler = CosineAnnealingWarmRestarts(optimizer, T_0=len(loader))
+                iters = len(loader)
+                for epoch in range(epochs):
+                    for i, (x, y) in enumerate(loader):
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                        scheduler.step(epoch + i / iters)
+            """,
+            [],
+        ),
+        Example(
             "one_cycle_per_epoch",
             """\
             def fit(model, loader, criterion, epochs):

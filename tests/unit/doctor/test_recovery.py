@@ -1,0 +1,30 @@
+"""Issue 29: one unparseable line must not blind the doctor to the rest of the file."""
+
+from __future__ import annotations
+
+from trainwell.doctor import check_source
+
+LOAD = "state = torch.load('a.pt', weights_only=False)\n"
+
+
+def codes(text: str) -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in check_source(text, "s.py", target_torch="2.5")]
+
+
+def test_magic_lines_reported_and_rest_checked() -> None:
+    text = "%matplotlib inline\n!pip install x\nimport torch\n" + LOAD
+    assert codes(text) == [(1, "TW000"), (2, "TW000"), (4, "TW015")]
+
+
+def test_python2_print_and_async_keyword_keep_line_numbers() -> None:
+    text = "import torch\nprint 'start'\nx = x.cuda(async=True)\n\n" + LOAD
+    found = check_source(text, "s.py", target_torch="2.5")
+    assert [(f.line, f.code) for f in found] == [(2, "TW000"), (3, "TW000"), (5, "TW015")]
+    assert "print" in found[0].message
+
+
+def test_block_header_without_colon_keeps_its_body_checked() -> None:
+    text = "import torch\nfor path in paths\n    " + LOAD
+    assert codes(text) == [(2, "TW000"), (3, "TW015")]
+    # an unclosed bracket cannot be mended line by line: one finding, as before
+    assert codes("x = f(1,\nimport torch\n" + LOAD) == [(1, "TW000")]
