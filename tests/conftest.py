@@ -6,6 +6,24 @@ import torch
 
 
 @pytest.fixture(autouse=True)
+def _cpu_only(request, monkeypatch):
+    """A test marked ``cpu_only`` asserts CPU semantics (bitwise parity with a CPU hand loop,
+    fp32 numerics where ``precision=auto`` would pick bf16 on CUDA, the CPU FLOP probe): it
+    still runs on a GPU machine, with CUDA hidden so that ``run.device=auto`` picks the CPU,
+    in this process and in the ``trainwell`` subprocesses it starts."""
+    if request.node.get_closest_marker("cpu_only") is None:
+        yield
+        return
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None:
+        monkeypatch.setattr(mps, "is_available", lambda: False)
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _restore_torch_globals():
     """Tests that flip global torch switches must not leak them into other tests."""
     deterministic = torch.are_deterministic_algorithms_enabled()

@@ -101,9 +101,11 @@ class Net(nn.Module):
 def quiet_config(*, max_epochs: int = 3, lr: float = 0.05, **sections: Any) -> tw.Config:
     """A config that prints nothing, trains ``max_epochs`` epochs at learning rate ``lr`` and
     keeps every other default; ``sections`` override, e.g. ``quiet_config(train={"max_epochs":
-    2})``."""
+    2})``. It pins ``run.device=cpu``: the tests built on it compare with CPU hand loops and
+    CPU tensors (on a CUDA machine ``auto`` would move the model to ``cuda:0``); pass
+    ``run={"device": "auto"}`` for a test that means any device."""
     tree: dict[str, Any] = {
-        "run": {"quiet": True},
+        "run": {"quiet": True, "device": "cpu"},
         "train": {"max_epochs": max_epochs},
         "optim": {"lr": lr},
     }

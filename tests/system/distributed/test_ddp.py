@@ -17,7 +17,10 @@ import pytest
 import torch
 from tests.system.distributed.launch import JOB, alone, env, load, torchrun, torchrun_cmd
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.cpu_only,
+]  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,10 @@ from tests.system.distributed.launch import alone, env, load, torchrun, torchrun
 import trainwell as tw
 from trainwell.state.weights import read_weights
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.cpu_only,
+]  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
 
 
 def _logged(run, key):

@@ -17,6 +17,10 @@ from matplotlib import image  # noqa: E402
 from trainwell.observe.plots import DecisionBoundary, plot_runs, read_run
 from trainwell.recipes.spiral import SpiralMLP, make_spiral  # noqa: E402
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 X, Y = make_spiral(300, 0.2, seed=0)
 
 

@@ -2,11 +2,16 @@
 
 import copy
 
+import pytest
 import torch
 from torch import nn
 
 import trainwell as tw
 from trainwell.data import epoch_order
+
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
 
 
 class Net(nn.Module):

@@ -58,6 +58,7 @@ data = partial(blobs, 2048, 0, features=16, classes=4, scale=1.0, shift=1.0)
 model_fn = partial(mlp, features=16, hidden=32, classes=4, batchnorm=True)
 
 
+@pytest.mark.cpu_only  # counts the calls themselves, which only means something on CPU
 @pytest.mark.parametrize(
     "guards,precision,accumulate",
     [(True, "fp32", 1), (False, "fp32", 1), (True, "bf16", 2), (True, "fp32", 4)],
@@ -77,6 +78,7 @@ def test_fit_steps_between_reads_do_not_sync(monkeypatch, guards, precision, acc
     assert counter.calls == [], f"{len(counter.calls)} syncs in {last - first} steps"
 
 
+@pytest.mark.cpu_only  # counts the calls themselves, which only means something on CPU
 def test_the_logging_interval_is_where_fit_syncs(monkeypatch):
     """The counter sees the loop's one read per log interval: the test can fail."""
     counter = SyncCounter(monkeypatch)
@@ -90,6 +92,7 @@ def test_the_logging_interval_is_where_fit_syncs(monkeypatch):
     assert 4 <= len(counter.calls) <= 8  # steps 10, 20, 30, 40: a read or two each
 
 
+@pytest.mark.cpu_only  # counts the calls themselves, which only means something on CPU
 def test_watched_hand_loop_steps_between_reads_do_not_sync(monkeypatch):
     counter = SyncCounter(monkeypatch)
     x, y = data()

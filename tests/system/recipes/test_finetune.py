@@ -11,6 +11,10 @@ from trainwell.cli.app import main
 from trainwell.config.tree import build_config
 from trainwell.recipes.finetune import CONFIG, build, odd_or_even
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 pytest.importorskip("sklearn")
 
 

@@ -15,6 +15,10 @@ from trainwell.config.tree import build_config
 from trainwell.recipes import load_recipe
 from trainwell.recipes.tabular import CONFIG, build, inverse_frequency
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 pytest.importorskip("sklearn")
 
 

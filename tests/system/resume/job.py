@@ -75,6 +75,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=0)
     parser.add_argument("--accumulate", type=int, default=1)
     parser.add_argument("--precision", default="fp32")
+    parser.add_argument("--device", default="auto", help="run.device (tests/gpu: cuda)")
     parser.add_argument("--every-steps", type=int, default=3)
     parser.add_argument("--async-save", action="store_true")
     parser.add_argument("--resume", action="store_true")
@@ -89,6 +90,7 @@ def main() -> None:
         {
             "run": {
                 "dir": args.run_dir,
+                "device": args.device,
                 "quiet": True,
                 "deterministic": True,
                 "seed": 3,

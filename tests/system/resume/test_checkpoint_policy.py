@@ -19,6 +19,10 @@ import trainwell as tw
 from trainwell.state.checkpoint import CheckpointWarning, find_checkpoint, list_checkpoints, verify
 from trainwell.state.weights import export_weights, load_weights
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 blobs = partial(shared_blobs, 192, 0, features=6, scale=1.0, shift=2.0)
 make_model = partial(mlp, features=6)
 

@@ -8,6 +8,10 @@ from pathlib import Path
 import pytest
 import torch
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 JOB = Path(__file__).with_name("job.py")
 
 

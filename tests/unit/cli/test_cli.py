@@ -5,6 +5,10 @@ import pytest
 
 from trainwell.cli.app import main
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 
 @pytest.mark.parametrize(
     ("args", "message"),

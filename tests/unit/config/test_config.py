@@ -9,6 +9,10 @@ from trainwell.config.sections import Config, OptimConfig, TrainConfig
 from trainwell.config.tree import config_yaml
 from trainwell.state.atomic import write_text_atomic
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 
 def test_defaults():
     cfg = tw.build_config()

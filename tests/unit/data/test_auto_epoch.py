@@ -27,6 +27,10 @@ from .epochs import (
 )
 from .helpers import same_batches
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 
 @pytest.mark.parametrize("workers", WORKERS)
 @pytest.mark.parametrize("kind", KINDS)

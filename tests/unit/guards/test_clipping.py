@@ -9,6 +9,10 @@ from trainwell.guards import watch
 
 from .helpers import codes, warns
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 
 def _loop(order, scaler=None, steps=3):
     model = Net()

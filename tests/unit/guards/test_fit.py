@@ -24,6 +24,10 @@ from trainwell.parts.schedule import TorchSchedule
 
 from .helpers import codes, warns
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 
 def test_fit_reports_a_planted_bug_and_a_mis_declared_scheduler():
     class SoftmaxNet(Net):

@@ -19,6 +19,10 @@ from trainwell.guards import GuardWarning, watch
 
 from .helpers import codes
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 _TRAINING_TYPES = (torch.optim.Optimizer, torch.amp.GradScaler)
 
 

@@ -13,6 +13,10 @@ from torch.utils.data import DataLoader, Dataset
 
 import trainwell as tw
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 model_fn = partial(mlp, dropout=0.1)
 cfg = partial(quiet_config, lr=0.02)
 

@@ -15,7 +15,10 @@ from trainwell.guards import GuardWarning
 from trainwell.parts.schedule import LRSchedule, TorchSchedule
 from trainwell.step.evaluation import NonFiniteDataWarning
 
-pytestmark = pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Detected call of `lr_scheduler.step\\(\\)` before"),
+    pytest.mark.cpu_only,
+]  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
 
 
 _data = partial(random_data, 40, features=5)

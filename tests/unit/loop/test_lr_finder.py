@@ -15,6 +15,10 @@ import trainwell as tw
 from trainwell.cli.app import main
 from trainwell.loop.lr_find import lr_find, suggest
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 X = torch.randn(256, 6, generator=torch.Generator().manual_seed(0))
 Y = (X[:, 0] - X[:, 2] > 0).long()
 CONFIG = {"data": {"batch_size": 16}, "run": {"quiet": True}, "train": {"max_epochs": 2}}

@@ -15,6 +15,10 @@ import trainwell as tw
 from trainwell.guards import GuardWarning
 from trainwell.step.evaluation import NonFiniteDataWarning
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 model_fn = mlp
 cfg = partial(quiet_config, max_epochs=6)
 

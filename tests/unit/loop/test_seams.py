@@ -17,6 +17,10 @@ from trainwell.observe.base import Observer
 from trainwell.parts.accumulation import Accumulation
 from trainwell.strategy.single import SingleDevice
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 model_fn = mlp
 cfg = partial(quiet_config, lr=0.02)
 

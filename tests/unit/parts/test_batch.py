@@ -11,6 +11,10 @@ from trainwell.data.batch import batch_size_of, split_batch
 from trainwell.parts.losses import check_class_targets, compute_loss
 from trainwell.parts.outputs import call_model, logits_of
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 
 def test_split_tuple_and_list():
     x, y = torch.zeros(2, 3), torch.ones(2)

@@ -14,6 +14,10 @@ import trainwell as tw
 from trainwell.parts.ema import EMA, build_ema
 from trainwell.state.weights import read_weights
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 X = torch.randn(128, 6, generator=torch.Generator().manual_seed(0))
 Y = (X[:, 0] + X[:, 1] > 0).long()
 

@@ -18,6 +18,10 @@ from trainwell.parts.flops import (
     tokens_in,
 )
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 B, IN, HIDDEN, OUT = 4, 8, 16, 3
 
 

@@ -11,6 +11,10 @@ from trainwell.parts import device as device_module
 from trainwell.parts.device import fast_kernels
 from trainwell.parts.precision import resolve_precision
 
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
+
 CUDA = torch.device("cuda")  # a device object only: nothing runs on it
 
 

@@ -1,6 +1,7 @@
 """The step seam: TrainStep alone in a hand loop (a GAN's two optimizers through fit():
 tests/system/recipes/test_gan.py)."""
 
+import pytest
 import torch
 from tests.fixtures import mlp
 from torch import nn
@@ -9,6 +10,10 @@ import trainwell as tw
 from trainwell.parts.accumulation import Accumulation
 from trainwell.step.optimizers import Optimizers
 from trainwell.step.train_step import TrainStep
+
+pytestmark = (
+    pytest.mark.cpu_only
+)  # asserts CPU semantics (exact parity with CPU tensors, fp32, CPU probes): CUDA hidden
 
 
 def test_train_step_alone_equals_the_hand_written_step():
