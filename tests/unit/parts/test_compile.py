@@ -16,6 +16,8 @@ from trainwell.errors import ConfigError
 from trainwell.observe.base import StepReport
 from trainwell.parts.compile import compiled_forward
 
+pytestmark = pytest.mark.cpu_only  # models built here stay on the CPU; outputs compared exactly
+
 mlp = partial(shared_mlp, hidden=32, dropout=0.1)
 
 FAST = {"backend": "aot_eager"}
