@@ -153,9 +153,11 @@ def small_loops(repeats: int) -> None:
                 runs[guarded].append(json.loads(out.stdout.strip().splitlines()[-1]))
         plain = statistics.median(r["step_ms"] for r in runs[False])
         watched = statistics.median(r["step_ms"] for r in runs[True])
-        fixed = statistics.median(r["fixed_ms"] for r in runs[True]) - statistics.median(
-            r["fixed_ms"] for r in runs[False]
+        steps = runs[False][0]["steps"]
+        extra = statistics.median(r["whole_ms"] for r in runs[True]) - statistics.median(
+            r["whole_ms"] for r in runs[False]
         )
+        fixed = extra - steps * (watched - plain)  # set-up, full checks, reads, close
         share = fixed / (200 * plain)  # of a 200-step run's training time
         rows.append(
             f"{loop}: {plain:.3f} ms/step plain, {watched:.3f} ms/step watched: "
