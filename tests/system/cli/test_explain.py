@@ -62,6 +62,8 @@ def test_sgd_at_a_huge_lr_is_diverged_at_a_named_step(tmp_path):
     assert "step " in diverged["evidence"] and "at LR " in diverged["evidence"]
     assert "metrics.jsonl line" in diverged["evidence"]
     assert diverged["suggestion"] == "--set optim.lr=10"
+    unstable = explained(run)["unstable-gradients"]  # the same run's grad norms, logged
+    assert unstable["severity"] == "warning" and "grad norm" in unstable["evidence"]
 
 
 def test_an_lr_of_1e_6_is_lr_too_low(tmp_path):
@@ -110,6 +112,54 @@ def test_a_dataset_that_sleeps_is_input_bound(tmp_path):
     assert slow["severity"] == "problem"
     assert "data.num_workers=0" in slow["evidence"]
     assert slow["suggestion"] == "--set data.num_workers=4"
+
+
+def test_a_run_that_stopped_improving_is_a_plateau(tmp_path):
+    """Blobs a few epochs learn for certain: the best accuracy comes early, then nothing new."""
+    from tests.fixtures import separated_blobs
+
+    torch.manual_seed(0)
+    config = quiet_config(
+        max_epochs=8,
+        lr=0.05,
+        run={"dir": str(tmp_path / "run")},
+        monitor={"metric": "val_accuracy", "mode": "max"},
+    )
+    result = tw.fit(
+        nn.Linear(4, 3),
+        separated_blobs(),
+        separated_blobs(seed=1),
+        metrics=["accuracy"],
+        config=config,
+    )
+    assert result.best_epoch is not None and result.best_epoch <= 8 - 3
+    plateau = explained(tmp_path / "run")["plateau"]
+    assert plateau["severity"] == "info"
+    assert f"epoch {result.best_epoch}" in plateau["evidence"]
+
+
+class BigTable(nn.Module):
+    """A linear model that also carries a 64 MB buffer: every checkpoint writes it."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(4, 3)
+        self.register_buffer("table", torch.zeros(16_000_000))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def test_a_run_that_mostly_saves_is_checkpoint_bound(tmp_path):
+    config = quiet_config(
+        max_epochs=3,
+        run={"dir": str(tmp_path / "run")},
+        checkpoint={"min_interval_s": 0, "keep_last": 1},
+    )
+    tw.fit(BigTable(), blobs(64), blobs(32, seed=1), config=config)
+    saving = explained(tmp_path / "run")["checkpoint-bound"]
+    assert saving["severity"] in ("warning", "problem")
+    assert "checkpoint" in saving["evidence"]
 
 
 def test_a_path_that_is_not_a_run_is_one_line_and_exit_2(tmp_path):
