@@ -25,6 +25,8 @@ DIVERGE_MIN_RATIO = 10.0  # ...and this many times the minimum seen before it: d
 STUCK_CHANGE = 0.02  # after a divergence, the loss moving less than this share: stuck
 SPIKE_RATIO = 3.0  # a logged loss this many times the median of the few before it: a spike
 SPIKE_WINDOW = 5  # how many logged losses before it make that median
+RECOVERED = 1.5  # back within this x the minimum before a rise, and nearer it than the
+# start, within the next 10 logs: a spike that training recovered from, not a divergence
 LOW_LR_DROP = 0.10  # the loss fell by less than this share of its start: barely moved
 LOW_LR = 1e-4  # an LR at or below this, with the loss still falling at the end, is small
 FALLING = 0.01  # an epoch's training loss this share under the one before: still falling
@@ -156,6 +158,8 @@ def _diverged(run: Run) -> list[Finding]:
         blew = not math.isfinite(value) or (
             value > DIVERGE_RATIO * start and value > DIVERGE_MIN_RATIO * low
         )
+        if blew and math.isfinite(value) and _recovers(losses[i + 1 :], low, start):
+            continue  # an isolated spike after which training went on: loss-spikes says it
         if blew:
             what = "went non-finite" if not math.isfinite(value) else f"rose to {value:.4g}"
             evidence = (
@@ -178,6 +182,16 @@ def _diverged(run: Run) -> list[Finding]:
             )
         ]
     return []
+
+
+def _recovers(after: Sequence[tuple[int, dict, float]], low: float, start: float) -> bool:
+    """A run that had learned (its minimum below its start) and whose loss came back near that
+    minimum within the next few logs: a spike, not a divergence."""
+    if not low < start:
+        return False
+    soon = [v for _, _, v in after[: 2 * SPIKE_WINDOW] if math.isfinite(v)]
+    back = min(RECOVERED * low, (low + start) / 2)  # nearer what it had learned than the start
+    return any(v <= back for v in soon)
 
 
 def _stuck_after(losses: Sequence[tuple[int, dict, float]]) -> str:

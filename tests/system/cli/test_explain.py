@@ -162,6 +162,39 @@ def test_a_run_that_mostly_saves_is_checkpoint_bound(tmp_path):
     assert "checkpoint" in saving["evidence"]
 
 
+def test_a_model_too_small_for_the_spiral_is_underfitting(tmp_path):
+    """Four hidden units for three interleaved spirals: both losses high, close, still falling."""
+    run = tmp_path / "run"
+    sets = ("run.device=cpu", "model.hidden=4", "train.max_epochs=4", "optim.lr=0.03")
+    args = [a for s in sets for a in ("--set", s)]
+    proc = trainwell("train", "--recipe", "spiral", "--run-dir", str(run), *args)
+    assert proc.returncode == 0, proc.stderr
+    under = explained(run)["underfitting"]
+    assert under["severity"] == "warning"
+    assert "both high and close" in under["evidence"] and "still falling" in under["evidence"]
+    assert "problem" not in {f["severity"] for f in explained(run).values()}
+
+
+def test_one_corrupted_batch_is_a_loss_spike_not_a_divergence(tmp_path):
+    """16 samples scaled 40x, met once per epoch (no shuffling): the loss jumps there and the
+    run goes on learning."""
+    x, y = blobs(1024, features=4, classes=3)
+    x[512:528] *= 40
+    torch.manual_seed(0)
+    config = quiet_config(
+        max_epochs=2,
+        lr=0.05,
+        run={"dir": str(tmp_path / "run"), "log_every": 1},
+        data={"batch_size": 16, "shuffle": False},
+    )
+    model = nn.Sequential(nn.Linear(4, 32), nn.ReLU(), nn.Linear(32, 3))
+    tw.fit(model, (x, y), blobs(128, seed=1), config=config)
+    found = explained(tmp_path / "run")
+    assert "diverged" not in found
+    spikes = found["loss-spikes"]
+    assert spikes["severity"] == "warning" and "step 33" in spikes["evidence"]
+
+
 def test_a_path_that_is_not_a_run_is_one_line_and_exit_2(tmp_path):
     proc = trainwell("explain", str(tmp_path))
     assert proc.returncode == 2
