@@ -3,6 +3,7 @@ and the healthy control: the default job gets no `problem`."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -249,16 +250,18 @@ def test_html_page_is_self_contained_and_renders_in_headless_chromium(tmp_path):
     assert pixels.numel() == 1200 * 1600 and pixels.std() > 10  # not a blank page
 
 
-def test_compare_two_runs_text_json_and_one_figure(tmp_path):
+def test_compare_lines_up_explain_findings_of_real_runs(tmp_path):
+    """Two runs, one at LR 1e-6: compare names the finding only that run has (from explain)."""
     for name, lr in (("a", "0.003"), ("b", "1e-6")):
         train(tmp_path / name, "train.max_epochs=2", f"optim.lr={lr}")
     a, b, plot = str(tmp_path / "a"), str(tmp_path / "b"), tmp_path / "curves.svg"
     proc = trainwell("compare", a, b, "--plot", str(plot))
     assert proc.returncode == 0, proc.stderr
-    assert "optim.lr: 0.003  |  1e-06" in proc.stdout and "b: lr-too-low (problem)" in proc.stdout
+    assert re.search(r"^  optim\.lr +0\.003 +1e-06$", proc.stdout, flags=re.M)
+    assert re.search(r"^  lr-too-low +- +yes$", proc.stdout, flags=re.M)
     assert plot.read_text().lstrip().startswith("<?xml") and "<svg" in plot.read_text()
     table = json.loads(trainwell("compare", a, b, "--format", "json").stdout)
-    assert table["config_diff"]["optim.lr"] == [0.003, 1e-06]
-    assert table["findings_differ"][1] == ["lr-too-low (problem)"]
+    assert table["config_diff"]["optim.lr"] == {a: 0.003, b: 1e-06}
+    assert table["findings_diff"] == {"lr-too-low": [b]}
     bad = trainwell("compare", a, b, "--plot", str(tmp_path / "x.gif"))
-    assert bad.returncode == 2 and "name a .png or .svg file" in bad.stderr
+    assert bad.returncode == 2 and ".png or .svg" in bad.stderr
