@@ -27,7 +27,7 @@ import itertools
 from typing import Protocol
 
 from . import values as V
-from ._astutil import Imports, last_part
+from ._astutil import Imports, dotted, last_part
 from .events import RawFinding, Summary
 from .foreign import Foreign, ForeignClass, ForeignNode
 from .scope_facts import ScopeFacts, scope_facts
@@ -45,6 +45,28 @@ def _is_module_base(base: ast.expr, imports: Imports, local_modules: set[str]) -
         return True
     # any nn layer class: ``class Layer(nn.Linear)`` is an nn.Module too
     return name.startswith("torch.nn.") and name.count(".") == 2 and tail[:1].isupper()
+
+
+_MODULE_ONLY_METHODS = {
+    "eval", "parameters", "named_parameters", "modules", "children", "named_modules",
+    "requires_grad_",
+}  # fmt: skip
+
+
+def _evident_models(nodes: list[ast.AST]) -> set[str]:
+    """Names on which a method only an nn.Module has is called."""
+    found: set[str] = set()
+    for node in nodes:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _MODULE_ONLY_METHODS
+            and not node.args
+        ):
+            name = dotted(node.func.value)
+            if name:
+                found.add(name)
+    return found
 
 
 class Checks(WalkHooks, Protocol):
@@ -101,6 +123,9 @@ class FileAnalysis:
         # functions passed as ``step_fn=`` to trainwell's fit(): each call is a training step
         # (kept across the two passes: the fit() call may come after the function's walk)
         self.step_fns: set[ast.AST] = set()
+        # names the file treats as modules (``G.eval()``, ``G.parameters()``) whatever their
+        # class: a class the analysis cannot see (``from models import *``) is a model then
+        self.evident_models: set[str] = _evident_models(self.nodes)
         self._index()
 
     # -- indexing -------------------------------------------------------------------------

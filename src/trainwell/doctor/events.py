@@ -70,6 +70,15 @@ class Summary:
     # model -> first forward pass run with autograd on, before the function sets that
     # model's mode or trains: it runs in whatever mode the caller left the model in.
     forwards: dict[str, ast.AST] = field(default_factory=dict)
+    # The data flow of graphs (see grad_flow.py): the function returns a graph built by a
+    # forward run with autograd on, at graph_site (None: report at the call); what becomes of
+    # each parameter's value (None for a parameter: unknown); forwards it runs whose graph
+    # nothing uses (kept for a model's own methods, whose callers are reported).
+    returns_graph: bool = False
+    graph_site: ast.AST | None = None
+    param_fates: dict[str, frozenset[str]] = field(default_factory=dict)
+    discards: list[ast.AST] = field(default_factory=list)
+    return_positions: tuple[frozenset[str], ...] | None = None
 
     @property
     def trains(self) -> bool:

@@ -193,12 +193,22 @@ class ExpressionWalker(CallResolution, CallEffects):
         if result is not NOTHING:
             return result  # type: ignore[return-value]
         callee_val = func_val if not isinstance(func, ast.Attribute) else None
+        if isinstance(func, ast.Attribute) and self._own_method(recv_val, func.attr):
+            # pi.train_net(...): a method of the model's class, not a submodule called
+            self.emit(OPAQUE, call, args=arg_names(call))
+            return None
         if callee_val is None and isinstance(func, (ast.Name, ast.Attribute)):
             callee_val = self.lookup(dotted(func))
         if callee_val is not None:
             return self._call_value(call, callee_val, arg_vals)
         self.emit(OPAQUE, call, args=arg_names(call))
         return None
+
+    def _own_method(self, receiver: Value | None, attr: str) -> bool:
+        """``attr`` is a method that the class of ``receiver`` (a model of this file) defines."""
+        if receiver is None or receiver.kind != V.MODEL or receiver.cls not in self.fa.classes:
+            return False
+        return attr in self.fa.classes[receiver.cls].methods
 
 
 def binop_value(op: ast.operator, left: Value | None, right: Value | None) -> Value | None:

@@ -77,6 +77,7 @@ class FileContext(Protocol):
     seeds: dict[ast.AST, dict[str, Value | None]]
     module_env: dict[str, Value | None]
     step_fns: set[ast.AST]
+    evident_models: set[str]
 
     def facts_of(self, scope: ast.AST) -> ScopeFacts: ...
 

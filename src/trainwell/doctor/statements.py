@@ -67,6 +67,14 @@ class StatementWalker(ExpressionWalker):
         chained_eval = _chained_eval(value_node)
         if chained_eval is not None and value is None:
             value = Value(V.MODEL)  # only modules have .eval()
+        if (
+            value is None
+            and _instantiates_class(value_node)
+            and any(dotted(t) in self.fa.evident_models for t in node.targets)
+        ):
+            # G = GeneratorResNet() from ``from models import *``: the class is out of
+            # sight, but G.eval() / G.parameters() elsewhere in the file say it is a module
+            value = Value(V.MODEL)
         for target in node.targets:
             if (
                 isinstance(target, ast.Attribute)
@@ -274,6 +282,17 @@ class StatementWalker(ExpressionWalker):
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         return  # classes are indexed and their methods walked separately
+
+
+def _instantiates_class(node: ast.expr) -> bool:
+    """``Foo(...)``, ``models.Foo(...)``, ``Foo(...).to(device)``: a capitalised class called."""
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in {"to", "cuda", "cpu", "float", "double", "half"}
+    ):
+        node = node.func.value
+    return isinstance(node, ast.Call) and last_part(dotted(node.func))[:1].isupper()
 
 
 def _unwrap_iter(node: ast.expr) -> ast.expr:

@@ -257,9 +257,18 @@ def test_helper_called_under_no_grad_is_fine(tmp_path: Path) -> None:
     assert found([tmp_path]) == set()
 
 
-def test_helper_in_train_mode_is_fine(tmp_path: Path) -> None:
+def test_helper_in_train_mode_is_inference_by_its_data_flow(tmp_path: Path) -> None:
+    # evaluate() never calls eval(), but its forward only feeds .item(): inference under
+    # autograd all the same, reported in the helper's file where the forward is
     write(tmp_path, "utils.py", UTILS)
     write(tmp_path, "train.py", EVAL_SCRIPT.format(evaluation="    evaluate(model, val_loader)\n"))
+    assert found([tmp_path]) == {("utils.py", 7, "TW012")}
+
+
+def test_helper_in_train_mode_called_under_no_grad_is_fine(tmp_path: Path) -> None:
+    write(tmp_path, "utils.py", UTILS)
+    evaluation = "    with torch.no_grad():\n        evaluate(model, val_loader)\n"
+    write(tmp_path, "train.py", EVAL_SCRIPT.format(evaluation=evaluation))
     assert found([tmp_path]) == set()
 
 

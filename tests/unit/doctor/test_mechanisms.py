@@ -120,9 +120,13 @@ def test_tw012_called_function_decorated_no_grad_is_silent() -> None:
 
 
 def test_tw012_called_function_that_sets_the_mode_itself_is_not_the_callers() -> None:
-    source = MODULE_EVAL_THEN_CALL.format(decorator="").replace(
-        "    return encoder(x)  # MARK-FORWARD", "    encoder.train()\n    return encoder(x)"
-    )
+    source = (
+        MODULE_EVAL_THEN_CALL.format(decorator="")
+        .replace(
+            "    return encoder(x)  # MARK-FORWARD", "    encoder.train()\n    return encoder(x)"
+        )
+        .replace("print(evaluate(", "keep(evaluate(")
+    )  # handed on: its graph may be used
     assert findings(source, "TW012") == []
 
 
@@ -728,3 +732,65 @@ def test_tw004_lengths_in_epochs_or_steps_per_batch_are_silent() -> None:
     ):
         source = WARM_RESTARTS.format(ctor=ctor, batch_step=batch_step, epoch_step=epoch_step)
         assert findings(source, "TW003", "TW004") == [], (ctor, batch_step)
+
+
+# -- models whose class the doctor cannot see (``from models import *``) ------------------
+STAR_IMPORTED_GENERATOR = """\
+import torch
+from models import *
+from torchvision.utils import save_image
+
+g = GeneratorResNet()
+optimizer = torch.optim.Adam({params}, lr=1e-4)
+
+
+def sample_images(real):
+    fake = g(real)  # MARK
+    save_image(torch.cat((real.data, fake.data), -2), "sample.png")
+
+
+for real in loader:
+    sample_images(real)
+"""
+
+
+def test_a_star_imported_class_used_as_a_module_is_a_model() -> None:
+    # g.parameters() says it is an nn.Module: its sample forward is inference
+    source = STAR_IMPORTED_GENERATOR.format(params="g.parameters()")
+    assert findings(source, "TW012") == [(line_of(source, "MARK"), "TW012")]
+
+
+def test_a_star_imported_class_never_used_as_a_module_is_left_alone() -> None:
+    source = STAR_IMPORTED_GENERATOR.format(params="params")
+    assert findings(source, "TW012") == []
+
+
+# -- a method of the model's own class is not a submodule's forward ----------------------
+OWN_METHOD_NAMED_LIKE_A_NET = """\
+import torch
+from torch import nn
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 1)
+        self.optimizer = torch.optim.Adam(self.parameters())
+
+    def train_net(self, s, target):
+        loss = nn.functional.mse_loss(self.fc(s), target)
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+
+
+pi = Policy()
+for s, target in batches:
+    stats = pi.train_net(s, target)
+"""
+
+
+def test_a_model_method_named_like_a_network_is_not_a_forward_pass() -> None:
+    # value_from_name("pi.train_net") guesses a network from the name; the class says it is
+    # a method that trains, so no discarded forward is reported at the call
+    assert findings(OWN_METHOD_NAMED_LIKE_A_NET, "TW012") == []

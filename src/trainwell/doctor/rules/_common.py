@@ -26,7 +26,9 @@ from ..events import (
     Event,
     ModeEffect,
     Summary,
+    is_prefix,
 )
+from ..grad_flow import GraphFlow, graph_flow
 from ..values import Value
 
 # Calls that certainly do not change a model's train/eval mode even though they receive it.
@@ -143,7 +145,80 @@ def summarize(w: ScopeWalker) -> Summary:
     summary.modes = final_modes(w)
     summary.returns = _merged_returns(w.returns)
     summary.forwards = _mode_dependent_forwards(w)
+    flow = flow_of(w)
+    summary.returns_graph = flow.returns_graph
+    summary.graph_site = flow.graph_site
+    summary.param_fates = flow.param_fates
+    summary.return_positions = flow.return_positions
+    if is_module_method(w) and not w.facts.grad_machinery:
+        summary.discards = [node for node, _ in inference_discards(w)]
     return summary
+
+
+def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
+    """The discarded forwards of the scope (see grad_flow.py) that are inference: outside the
+    training step, or of a model frozen in eval mode.
+
+    In a training step, targets are often computed with autograd on and detached (a target
+    network's bootstrap, a value baseline): wasteful, but the training step's own business.
+    A model put in eval() and never trained here (a frozen teacher) is inference wherever
+    it runs.
+    """
+    flow = flow_of(w)
+    by_node = {e.node: e for e in w.events if e.kind in {FORWARD, CALL, OPAQUE}}
+    kept = []
+    for node, site in flow.discarded:
+        event = by_node.get(node)
+        if event is None:
+            continue
+        # the same iteration and branch (a loop nested inside is a step of its own; a branch
+        # such as ``if step % 50 == 0:`` around the forward is a block of its own)
+        in_training_step = any(
+            e.kind in {BACKWARD, STEP} and e.loops == event.loops and is_prefix(event.path, e.path)
+            for e in w.events
+        )
+        if in_training_step and not _frozen(w, event):
+            continue
+        kept.append((node, site))
+    return kept
+
+
+def _frozen(w: ScopeWalker, forward: Event) -> bool:
+    """The forward's model was put in eval() earlier in the scope and not back in train()."""
+    if forward.kind != FORWARD or not forward.receiver:
+        return False
+    state = None
+    for e in w.events[: forward.seq]:
+        if e.receiver == forward.receiver and e.kind in {EVAL, TRAIN, MODE_UNKNOWN}:
+            state = e.kind
+    trained_here = any(
+        e.kind == BACKWARD for e in w.events
+    ) and forward.receiver in _trained_models(w)
+    return state == EVAL and not trained_here
+
+
+def _trained_models(w: ScopeWalker) -> set[str]:
+    """Models whose optimizer this scope steps."""
+    models: set[str] = set()
+    for e in w.events:
+        optimizer = w.lookup(e.receiver) if e.kind == STEP else None
+        if optimizer is not None and optimizer.alias:
+            models.add(optimizer.alias)
+    return models
+
+
+def is_module_method(w: ScopeWalker) -> bool:
+    """A method of an nn.Module class of this file (``pi``, ``predict``, ``sample_action``)."""
+    return w.func is not None and w.cls is not None and w.cls.is_module
+
+
+def flow_of(w: ScopeWalker) -> GraphFlow:
+    """Where the graph of each forward of the scope goes (computed once per walk)."""
+    cached = getattr(w, "_graph_flow", None)
+    if cached is None:
+        cached = graph_flow(w, is_module_method(w))
+        w._graph_flow = cached  # type: ignore[attr-defined]
+    return cached
 
 
 def _mode_dependent_forwards(w: ScopeWalker) -> dict[str, ast.AST]:

@@ -8,22 +8,28 @@ from __future__ import annotations
 
 import ast
 
+from .._astutil import dotted
 from ..analysis import ScopeWalker
 from ..events import CALL, EVAL, FORWARD, MODE_UNKNOWN, TRAIN, Event, RawFinding
 from ..foreign import ForeignNode
-from ._common import caller_key, is_training
+from ._common import caller_key, inference_discards, is_module_method, is_training
 from ._registry import Example, Rule, scope_check
 
 TW012 = Rule(
     "TW012",
     "inference-without-no-grad",
     "warning",
-    "A model is run after model.eval() without torch.no_grad() / torch.inference_mode().",
-    "eval() changes layer behaviour but does not turn off autograd. Validation or "
-    "inference then records a graph for every forward pass, using several times the "
-    "memory and noticeably more time. The rule only fires when nothing in that part of "
-    "the code needs gradients and the function is called from this file outside "
-    "no_grad.",
+    "A model is run for inference (after model.eval(), or with an output that never reaches "
+    "backward()) without torch.no_grad() / torch.inference_mode().",
+    "Neither eval() nor leaving backward() out turns off autograd. Validation, test loops, "
+    "sampling, RL action selection and accuracy helpers then record a graph for every "
+    "forward pass, using several times the memory and noticeably more time. Two ways in: a "
+    "forward after model.eval() where nothing in that part of the code needs gradients; or, "
+    "with or without eval(), a forward whose output is followed (through names, containers, "
+    "returns and the functions of the file) and only ever ends in numbers, indices, "
+    "detached copies or logging, outside the training step (a frozen teacher in eval() "
+    "counts inside it too). Anything handed to code the doctor cannot see counts as used, "
+    "and the rule only fires when the function is called from this file outside no_grad.",
     "model.eval()\nfor x, y in val_loader:\n    preds = model(x).argmax(1)\n",
     "model.eval()\n"
     "with torch.no_grad():\n"
@@ -73,6 +79,116 @@ TW012 = Rule(
 
             model = torch.nn.Linear(2, 2)
             acc = accuracy(model.eval(), val_loader)
+            """,
+            [],
+        ),
+        # by data flow: no eval() needed
+        Example(
+            "test_loop_without_eval",
+            """\
+            model = torch.nn.Linear(4, 2)
+            for x, y in test_loader:
+                preds = model(x).argmax(1)
+                correct += (preds == y).sum().item()
+            """,
+            [(3, "TW012")],
+        ),
+        Example(
+            "training_step_uses_its_forward",
+            """\
+            model = torch.nn.Linear(4, 2)
+            for x, y in loader:
+                out = model(x)
+                loss = torch.nn.functional.cross_entropy(out, y)
+                correct += (out.argmax(1) == y).sum().item()
+                loss.backward()
+            """,
+            [],
+        ),
+        Example(
+            "rollout_through_a_model_method",
+            """\
+            from torch.distributions import Categorical
+
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+
+                def pi(self, x):
+                    return torch.softmax(self.fc(x), -1)
+
+            policy = Policy()
+            action = Categorical(policy.pi(obs)).sample().item()
+            """,
+            [(12, "TW012")],
+        ),
+        Example(
+            "rollout_kept_for_reinforce",
+            """\
+            class Policy(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 2)
+                    self.saved = []
+
+                def pi(self, x):
+                    return torch.softmax(self.fc(x), -1)
+
+                def keep(self, prob):
+                    self.saved.append(prob)
+
+            policy = Policy()
+            prob = policy.pi(obs)
+            policy.keep(prob[0])
+            """,
+            [],
+        ),
+        Example(
+            "target_network_in_the_training_step",
+            """\
+            q, q_target = torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)
+            for s, r in loader:
+                target = r + 0.99 * q_target(s).max(1)[0].detach()
+                loss = torch.nn.functional.mse_loss(q(s).max(1)[0], target)
+                loss.backward()
+            """,
+            [],
+        ),
+        Example(
+            "frozen_teacher_output_detached",
+            """\
+            student, teacher = torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)
+            teacher.eval()
+            for x in loader:
+                soft = teacher(x).detach()
+                loss = torch.nn.functional.mse_loss(student(x), soft)
+                loss.backward()
+            """,
+            [(4, "TW012")],
+        ),
+        Example(
+            "helper_metrics_from_a_returned_tuple",
+            """\
+            model = torch.nn.Linear(4, 2)
+
+            def run(x, y):
+                out = model(x)
+                return torch.nn.functional.cross_entropy(out, y), (out.argmax(1) == y).sum()
+
+            for x, y in val_loader:
+                loss, correct = run(x, y)
+                total += loss.item() + correct.item()
+            """,
+            [(4, "TW012")],
+        ),
+        Example(
+            "output_handed_to_unknown_code",
+            """\
+            model = torch.nn.Linear(4, 2)
+            for x, y in loader:
+                out = model(x)
+                trainer_update(out, y)
             """,
             [],
         ),
@@ -136,3 +252,71 @@ def _unguarded_forward(after: list[Event], key: str) -> tuple[ast.AST, ast.AST] 
             )
             via = e.node
     return (forward, via) if forward is not None and via is not None else None
+
+
+# Registering a hook lets a forward's result reach a loss without any name holding it.
+_HOOK_METHODS = {"register_forward_hook", "register_forward_pre_hook", "register_hook",
+                 "register_full_backward_hook"}  # fmt: skip
+
+
+@scope_check(TW012)
+def collect_discarded_graphs(w: ScopeWalker) -> None:
+    """TW012 by data flow: a forward run with autograd on whose output nothing backpropagates.
+
+    No eval() is needed: test loops, rollouts, sample grids and accuracy helpers of scripts
+    that never call it are inference all the same.  The forward's output (followed through
+    names, containers, returns and the functions of this file) must end only in numbers,
+    indices, detached copies or logging; anything handed to code the analysis cannot see
+    counts as used.  A model's own method (``model.pi(x)``) is reported where it is called.
+    """
+    if w.facts.grad_machinery or is_module_method(w) or _registers_hooks(w):
+        return
+    reported = _reported_models(w)
+    by_node = {e.node: e for e in w.events}
+    trains = any(is_training(e) for e in w.events)
+    for node, site in inference_discards(w):
+        what = dotted(node.func) if isinstance(node, ast.Call) else None
+        event = by_node.get(node)
+        model = (event.receiver if event is not None else None) or what
+        # one finding per model and inference block: the whole scope when it does not
+        # train, else each loop (an evaluation inside the training loop, one after it)
+        block = (model, event.loops if event is not None and trains else ())
+        if model in reported or block in reported:
+            continue
+        reported.add(block)
+        line = getattr(site, "lineno", 1)
+        col = getattr(site, "col_offset", 0) + 1
+        message = (
+            f"{what or 'the model'}(...) runs with autograd on, but its output never reaches "
+            "backward() (only numbers, indices, detached copies or logs are kept): autograd "
+            "records a graph for nothing; run this inference under torch.no_grad() or "
+            "torch.inference_mode()"
+        )
+        path = None
+        if isinstance(site, ForeignNode):
+            if not site.checked:
+                continue
+            path = site.path
+        w.fa.no_grad_candidates.append((w.func, RawFinding("TW012", line, col, message, path)))
+
+
+def _reported_models(w: ScopeWalker) -> set:
+    """Models whose inference in this function the eval() rule already reported."""
+    if w.func is None:
+        first, last = 1, 10**9
+    else:
+        first, last = w.func.lineno, getattr(w.func, "end_lineno", None) or 10**9
+    return {
+        f.message.partition("(")[0]
+        for _, f in w.fa.no_grad_candidates
+        if f.path is None and first <= f.line <= last
+    }
+
+
+def _registers_hooks(w: ScopeWalker) -> bool:
+    fa = w.fa
+    cached = getattr(fa, "_registers_hooks", None)
+    if cached is None:
+        cached = any(isinstance(n, ast.Attribute) and n.attr in _HOOK_METHODS for n in fa.nodes)
+        fa._registers_hooks = cached  # type: ignore[attr-defined]
+    return cached

@@ -36,6 +36,7 @@ TW007 = Rule(
             model = nn.Sequential(nn.Linear(4, 3), nn.Softmax(dim=1))
             criterion = nn.CrossEntropyLoss()
             loss = criterion(model(torch.randn(2, 4)), torch.tensor([0, 1]))
+            loss.backward()
             """,
             [(3, "TW007")],
         ),

@@ -1,0 +1,532 @@
+"""Where the graph of each forward pass goes: to a ``backward()``, out of the scope, or nowhere.
+
+A forward pass run with autograd on records a graph.  That is only worth its memory and time
+when something can still backpropagate through the result: a ``backward()`` of this scope, a
+caller (the result is returned), or code the analysis cannot see (the result is stored on an
+object, handed to an unknown function, captured by a closure).  When every use of the result
+cuts the graph instead (``.item()``, ``.argmax()``, ``.detach()``, ``.data``, a comparison, a
+print, an image saved), the forward was inference and belonged under ``torch.no_grad()``:
+rollouts of RL agents, sample grids of GANs, accuracy helpers, teacher forwards whose output
+is detached at once.
+
+:func:`graph_flow` answers it for one walked scope with a forward data-flow pass in
+statement order.  Each value is the set of *origins* it carries: forward passes (and calls of
+functions that return a forward's graph) run with autograd on, and the scope's parameters.
+Every origin ends with a set of fates: ``backward``, ``return`` or ``escape``; a forward
+whose origin has none is discarded.  Unknown code is assumed to keep what it is given, so
+the pass errs towards silence.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from . import values as V
+from ._astutil import dotted, last_part
+from .events import CALL, FORWARD, OPAQUE, Event, Summary
+from .scope_state import ClassInfo, FileContext
+
+GRAPH_LABEL = "@graph"  # in Summary.return_positions: the callee's own forward's graph
+BACKWARD_FATE = "backward"
+RETURN_FATE = "return"
+ESCAPE_FATE = "escape"
+
+# Tensor methods whose result carries no graph (a number, indices, a boolean mask, a sample).
+_CUTTING_METHODS = {
+    "item", "tolist", "numpy", "detach", "detach_", "argmax", "argmin", "argsort", "sample",
+    "long", "int", "bool", "byte", "short", "eq", "ne", "lt", "le", "gt", "ge", "isnan",
+    "isinf", "isfinite", "nonzero", "size", "dim", "numel", "nelement", "any", "all",
+    "equal", "allclose", "data_ptr", "get_device", "element_size", "stride", "is_contiguous",
+}  # fmt: skip
+# Attributes that carry no graph.
+_CUTTING_ATTRS = {
+    "data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim",
+    "is_leaf", "grad_fn", "layout",
+}  # fmt: skip
+# Functions (by the last part of their name) whose result carries no graph.
+_CUTTING_FUNCTIONS = {
+    "float", "int", "bool", "len", "str", "repr", "print", "format", "isinstance", "type",
+    "id", "hash", "argmax", "argmin", "argsort", "isnan", "isinf", "isfinite", "array",
+    "asarray", "save_image", "eq", "ne", "equal", "allclose", "round", "dumps", "dump",
+}  # fmt: skip
+# Calls that read what they are given and keep none of it for a backward (logging, plots,
+# metrics, progress bars): what is handed to them is consumed, not escaped.
+_CONSUMING_METHODS = {
+    "add_scalar", "add_scalars", "add_image", "add_images", "add_histogram", "add_figure",
+    "add_text", "add_embedding", "add_video", "add_pr_curve", "log", "log_dict",
+    "log_metrics", "info", "debug", "warning", "warn", "error", "write", "set_postfix",
+    "set_description", "set_postfix_str", "savefig", "imshow", "plot", "scatter", "hist",
+    "save_image", "imsave", "imwrite", "print", "format", "step",
+}  # fmt: skip
+# Methods that put what they are given into their receiver (a list, a dict, a set).
+_CONTAINER_METHODS = {"append", "extend", "insert", "add", "setdefault", "appendleft"}
+# Libraries whose functions compute on what they are given and keep none of it.
+_PURE_LIBRARIES = (
+    "torch.",
+    "numpy.",
+    "np.",
+    "math.",
+    "torchvision.",
+    "PIL.",
+    "matplotlib.",
+    "plt.",
+    "sklearn.",
+    "scipy.",
+    "einops.",
+    "random.",
+    "F.",
+)
+# Calls that backpropagate what they are given (``loss.backward()``, ``accelerator.backward(
+# loss)``, ``self.manual_backward(loss)``), or take gradients of it.
+_BACKWARD_CALLS = {"backward", "manual_backward"}
+_GRAD_FUNCTIONS = {"torch.autograd.grad", "torch.autograd.backward"}
+# Methods of a model class not followed as inference (they train, or return the model).
+_NOT_FOLLOWED_METHODS = {"forward", "train", "eval", "to", "cuda", "cpu", "__init__"}
+_BUILTINS_PURE = {
+    "max", "min", "sum", "abs", "list", "tuple", "dict", "set", "zip", "enumerate", "sorted",
+    "reversed", "map", "filter", "iter", "next", "range", "divmod", "pow", "getattr",
+}  # fmt: skip
+
+
+class FlowContext(Protocol):
+    """What the pass needs from the walk of the scope (a ScopeWalker has it all)."""
+
+    func: ast.FunctionDef | ast.AsyncFunctionDef | None
+    body: list[ast.stmt]
+    env: dict[str, V.Value | None]
+    events: list[Event]
+    params: list[str]
+    cls: ClassInfo | None
+    fa: FileContext
+
+    def lookup(self, name: str | None) -> V.Value | None: ...
+
+
+@dataclass
+class GraphFlow:
+    """The outcome of :func:`graph_flow` for one scope."""
+
+    # forwards (and graph-returning calls) whose graph nothing can use: (call, where to report)
+    discarded: list[tuple[ast.AST, ast.AST]] = field(default_factory=list)
+    # the scope returns a graph built by a forward of its own (or of a function it calls)
+    returns_graph: bool = False
+    # the forward the returned graph comes from (None: the scope's own callers are the site)
+    graph_site: ast.AST | None = None
+    # parameter -> what becomes of what is passed in it
+    param_fates: dict[str, frozenset[str]] = field(default_factory=dict)
+    # a tuple return: what each element carries (see _Flow.return_positions)
+    return_positions: tuple[frozenset[str], ...] | None = None
+
+
+@dataclass(frozen=True)
+class _Origin:
+    node: ast.AST | str  # a source call, or a parameter's name
+
+
+Taint = frozenset[_Origin]
+_CLEAN: Taint = frozenset()
+
+
+def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
+    """Follow every forward of ``w``'s scope run with autograd on to where its graph goes.
+
+    ``is_module_method``: the scope is a method of an ``nn.Module`` (``pi``, ``predict``):
+    its callers decide whether autograd is on, so what it discards is reported at them.
+    """
+    sources: dict[ast.AST, ast.AST] = {}  # call node -> where a discard is reported
+    grad_on: dict[ast.AST, bool] = {}  # call node -> ran with autograd on
+    summaries: dict[ast.AST, Summary] = {}
+    for e in w.events:
+        if e.kind in {FORWARD, CALL, OPAQUE}:
+            grad_on[e.node] = not e.no_grad
+        if e.kind == CALL and e.summary is not None:
+            summaries[e.node] = e.summary
+        if e.no_grad:
+            continue
+        if e.kind == FORWARD:
+            sources[e.node] = e.node
+        elif e.kind == CALL and e.summary is not None and e.summary.returns_graph:
+            sources[e.node] = e.summary.graph_site or e.node
+    flow = _Flow(w, sources, grad_on, summaries)
+    flow.run()
+    result = GraphFlow()
+    for node, site in flow.sites.items():
+        if node in flow.reached and not flow.fates.get(_Origin(node)):
+            result.discarded.append((node, site))
+    result.discarded += [(call, call) for call in flow.discarding]
+    result.return_positions = flow.return_positions()
+    returned = [o.node for o, f in flow.fates.items() if RETURN_FATE in f and o.node in flow.sites]
+    if returned:
+        result.returns_graph = True
+        result.graph_site = None if is_module_method else flow.sites[returned[0]]
+    result.param_fates = {p: frozenset(flow.fates.get(_Origin(p), ())) for p in w.params}
+    return result
+
+
+class _Flow:
+    """The pass itself: an environment of taints, walked in statement order."""
+
+    def __init__(self, w: FlowContext, sources, grad_on, summaries) -> None:
+        self.w = w
+        self.sources = sources
+        self.grad_on = grad_on
+        self.summaries = summaries
+        self.env: dict[str, Taint] = {p: frozenset({_Origin(p)}) for p in w.params}
+        self.fates: dict[_Origin, set[str]] = {}
+        self.reached: set[ast.AST] = set()
+        # every origin node -> where its discard is reported (sources, and calls of a
+        # model's own methods that run its forward: ``model.pi(x)``)
+        self.sites: dict[ast.AST, ast.AST] = dict(sources)
+        self.discarding: list[ast.AST] = []  # calls of model methods that discard inside
+        self.returned_tuples: list[list[Taint] | None] = []  # per return: its elements
+        self.call_elements: dict[ast.AST, list[Taint]] = {}  # a called tuple-return, split
+        self.captured = _names_in_nested_scopes(w.body)
+        self.globals = {n for s in _own_statements(w.body) if isinstance(s, ast.Global)
+                        for n in s.names}  # fmt: skip
+
+    # -- fates ----------------------------------------------------------------------------
+    def fate(self, taint: Iterable[_Origin], what: str) -> None:
+        for origin in taint:
+            self.fates.setdefault(origin, set()).add(what)
+
+    def run(self) -> None:
+        self.block(self.w.body)
+        for name in self.captured:  # a closure may backpropagate what it sees
+            self.fate(self.env.get(name, _CLEAN), ESCAPE_FATE)
+
+    # -- statements -----------------------------------------------------------------------
+    def block(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            self.stmt(stmt)
+
+    def stmt(self, s: ast.stmt) -> None:
+        if isinstance(s, ast.Assign):
+            taint = self.ev(s.value)
+            elements = self.call_elements.get(s.value)
+            for target in s.targets:
+                if (
+                    elements is not None
+                    and isinstance(target, (ast.Tuple, ast.List))
+                    and len(target.elts) == len(elements)
+                ):
+                    for elt, element in zip(target.elts, elements, strict=True):
+                        self.bind(elt, element)  # loss, n_correct = f(...): each its own
+                else:
+                    self.bind(target, taint)
+        elif isinstance(s, ast.AugAssign):
+            taint = self.ev(s.value) | self.ev(s.target)
+            self.bind(s.target, taint)
+        elif isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                self.bind(s.target, self.ev(s.value))
+        elif isinstance(s, ast.Expr):
+            taint = self.ev(s.value)
+            if isinstance(s.value, ast.Call) and s.value in self.sources:
+                # a forward whose result is dropped: kept alive by hooks, perhaps
+                self.fate(taint, ESCAPE_FATE)
+        elif isinstance(s, ast.Return):
+            if isinstance(s.value, ast.Tuple) and not any(
+                isinstance(e, ast.Starred) for e in s.value.elts
+            ):
+                elements = [self.ev(e) for e in s.value.elts]
+                self.returned_tuples.append(elements)
+                self.fate(frozenset().union(*elements), RETURN_FATE)
+            else:
+                self.returned_tuples.append(None)
+                self.fate(self.ev(s.value), RETURN_FATE)
+        elif isinstance(s, (ast.For, ast.AsyncFor)):
+            iterated = self.ev(s.iter)
+            for _ in range(2):  # twice: what one iteration leaves reaches the next
+                self.bind(s.target, iterated)
+                self.branches([s.body])
+            self.block(s.orelse)
+        elif isinstance(s, ast.While):
+            for _ in range(2):
+                self.ev(s.test)
+                self.branches([s.body])
+            self.block(s.orelse)
+        elif isinstance(s, ast.If):
+            self.ev(s.test)
+            self.branches([s.body, s.orelse])
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            for item in s.items:
+                taint = self.ev(item.context_expr)
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, taint)
+            self.block(s.body)
+        elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+            self.branches([s.body, *[h.body for h in s.handlers]])  # type: ignore[attr-defined]
+            self.block(s.orelse)  # type: ignore[attr-defined]
+            self.block(s.finalbody)  # type: ignore[attr-defined]
+        elif isinstance(s, ast.Match):
+            self.ev(s.subject)
+            self.branches([c.body for c in s.cases])
+        elif isinstance(s, (ast.Assert, ast.Raise, ast.Delete)):
+            for child in ast.iter_child_nodes(s):
+                if isinstance(child, ast.expr):
+                    self.ev(child)
+        # function and class definitions are scopes of their own
+
+    def branches(self, blocks: list[list[ast.stmt]]) -> None:
+        """Arms that may each run: the environment after is the union of theirs."""
+        start = dict(self.env)
+        merged: dict[str, Taint] = dict(start)
+        for body in blocks:
+            self.env = dict(start)
+            self.block(body)
+            for name, taint in self.env.items():
+                merged[name] = merged.get(name, _CLEAN) | taint
+        self.env = merged
+
+    def bind(self, target: ast.expr, taint: Taint) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self.bind(elt, taint)
+            return
+        if isinstance(target, ast.Starred):
+            self.bind(target.value, taint)
+            return
+        if isinstance(target, ast.Subscript):
+            self.ev(target.slice)
+            container = target.value
+            while isinstance(container, ast.Subscript):
+                container = container.value
+            self.into(container, taint)
+            return
+        if isinstance(target, ast.Attribute):
+            self.ev(target.value)
+            self.fate(taint, ESCAPE_FATE)  # obj.attr = out: whoever holds obj may use it
+            name = dotted(target)
+            if name is not None:
+                self.env[name] = taint
+            return
+        if isinstance(target, ast.Name):
+            if target.id in self.globals:
+                self.fate(taint, ESCAPE_FATE)
+            self.env[target.id] = taint
+
+    def into(self, container: ast.expr, taint: Taint) -> None:
+        """``container.append(out)`` / ``container[k] = out``: the container now holds it."""
+        if isinstance(container, ast.Name) and container.id not in self.globals:
+            self.env[container.id] = self.env.get(container.id, _CLEAN) | taint
+        else:
+            self.fate(taint, ESCAPE_FATE)
+
+    # -- expressions ----------------------------------------------------------------------
+    def ev(self, node: ast.AST | None) -> Taint:
+        if node is None:
+            return _CLEAN
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Name):
+            return self.env.get(node.id, _CLEAN)
+        if isinstance(node, ast.Attribute):
+            base = self.ev(node.value)
+            if node.attr in _CUTTING_ATTRS:
+                return _CLEAN
+            name = dotted(node)
+            return base | (self.env.get(name, _CLEAN) if name else _CLEAN)
+        if isinstance(node, ast.Compare):
+            for part in [node.left, *node.comparators]:
+                self.ev(part)
+            return _CLEAN
+        if isinstance(node, ast.UnaryOp):
+            taint = self.ev(node.operand)
+            return _CLEAN if isinstance(node.op, ast.Not) else taint
+        if isinstance(node, ast.JoinedStr):
+            for value in node.values:
+                self.ev(value)
+            return _CLEAN
+        if isinstance(node, ast.NamedExpr):
+            taint = self.ev(node.value)
+            self.bind(node.target, taint)
+            return taint
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            self.fate(self.ev(node.value), RETURN_FATE)
+            return _CLEAN
+        if isinstance(node, ast.Lambda):
+            return _CLEAN
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return self.comprehension(node)
+        taint = _CLEAN
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                taint = taint | self.ev(child)
+        return taint
+
+    def comprehension(self, node) -> Taint:
+        saved = dict(self.env)
+        for gen in node.generators:
+            self.bind(gen.target, self.ev(gen.iter))
+            for cond in gen.ifs:
+                self.ev(cond)
+        if isinstance(node, ast.DictComp):
+            taint = self.ev(node.key) | self.ev(node.value)
+        else:
+            taint = self.ev(node.elt)
+        self.env = saved
+        return taint
+
+    def call(self, call: ast.Call) -> Taint:
+        func = call.func
+        receiver = self.ev(func.value) if isinstance(func, ast.Attribute) else _CLEAN
+        if isinstance(func, ast.Name):
+            # the thing called holds a graph: not a tensor after all (net = Net(); net(x))
+            self.fate(self.env.get(func.id, _CLEAN), ESCAPE_FATE)
+        arg_taints = [self.ev(a) for a in call.args] + [self.ev(k.value) for k in call.keywords]
+        passed: Taint = frozenset().union(*arg_taints) if arg_taints else _CLEAN
+        own: Taint = _CLEAN
+        if call in self.sources:
+            self.reached.add(call)
+            own = frozenset({_Origin(call)})
+        name = self.w.fa.imports.resolve(func) or ""
+        tail = func.attr if isinstance(func, ast.Attribute) else last_part(name)
+        if tail in _BACKWARD_CALLS or name in _GRAD_FUNCTIONS:
+            self.fate(receiver | passed, BACKWARD_FATE)
+            return _CLEAN
+        summary = self.summaries.get(call)
+        if summary is None and isinstance(func, ast.Attribute):
+            summary = self.model_method(func)
+            if summary is not None and summary.returns_graph and self.grad_on.get(call, False):
+                self.sites[call] = call  # model.pi(x): the model's own method runs forward
+                self.reached.add(call)
+                own = frozenset({_Origin(call)})
+        if summary is not None:
+            if summary.discards and self.grad_on.get(call, False):
+                self.discarding.append(call)
+            result = own | self.through_summary(call, summary, receiver, arg_taints)
+            if summary.return_positions is not None:
+                self.call_elements[call] = self.split_return(call, summary, own, arg_taints)
+            return result
+        if isinstance(func, ast.Attribute):
+            if tail in _CUTTING_METHODS:
+                return own
+            if receiver:  # a method of a tensor (or object) holding a graph: it carries on
+                return own | receiver | passed
+            if tail in _CONTAINER_METHODS:
+                self.into(func.value, passed)
+                return own
+            if tail in _CONSUMING_METHODS:
+                return own
+        if tail in _CUTTING_FUNCTIONS or _is_metric(tail):
+            return own
+        if call in self.sources or self._is_pure(name, func):
+            return own | passed
+        self.fate(passed, ESCAPE_FATE)  # unknown code: it may keep it for a backward
+        return own | passed | receiver
+
+    def model_method(self, func: ast.Attribute) -> Summary | None:
+        """``model.pi`` where ``model`` is an instance of a module class of this file."""
+        value = self.w.lookup(dotted(func.value))
+        if value is None or value.kind != V.MODEL or value.cls not in self.w.fa.classes:
+            return None
+        info = self.w.fa.classes[value.cls]
+        method = info.methods.get(func.attr)
+        if method is None or func.attr in _NOT_FOLLOWED_METHODS:
+            return None
+        return self.w.fa.summary_of(method)
+
+    def through_summary(
+        self, call: ast.Call, summary: Summary, receiver: Taint, arg_taints: list[Taint]
+    ) -> Taint:
+        """A call of a function the analysis walked: its parameters' fates are known."""
+        result: Taint = _CLEAN
+        for param, taint in _bind_arguments(call, summary.params, arg_taints).items():
+            fates = summary.param_fates.get(param)
+            if fates is None:  # a summary made before the pass knew (or a foreign one)
+                self.fate(taint, ESCAPE_FATE)
+                result |= taint
+                continue
+            for what in fates - {RETURN_FATE}:
+                self.fate(taint, what)
+            if RETURN_FATE in fates:
+                result |= taint
+        unbound = (
+            len(call.args)
+            + len(call.keywords)
+            - len(_bind_arguments(call, summary.params, arg_taints))
+        )
+        if unbound:  # *args, **kwargs: not followed
+            self.fate(frozenset().union(*arg_taints), ESCAPE_FATE)
+        self.fate(receiver, BACKWARD_FATE if summary.trains else ESCAPE_FATE)
+        return result
+
+    def split_return(
+        self, call: ast.Call, summary: Summary, own: Taint, arg_taints: list[Taint]
+    ) -> list[Taint]:
+        """The taint of each element of a tuple the callee returns."""
+        bound = _bind_arguments(call, summary.params, arg_taints)
+        elements = []
+        for labels in summary.return_positions or ():
+            element = own if GRAPH_LABEL in labels else _CLEAN
+            for param in labels - {GRAPH_LABEL}:
+                element = element | bound.get(param, _CLEAN)
+            elements.append(element)
+        return elements
+
+    def return_positions(self) -> tuple[frozenset[str], ...] | None:
+        """What each element of the returned tuple carries: parameters, and GRAPH_LABEL for a
+        graph of the scope's own forwards (None: not always a tuple of one length)."""
+        tuples = self.returned_tuples
+        if not tuples or any(t is None for t in tuples) or len({len(t) for t in tuples}) != 1:
+            return None
+        positions = []
+        for index in range(len(tuples[0])):  # type: ignore[arg-type]
+            labels: set[str] = set()
+            for elements in tuples:
+                for origin in elements[index]:  # type: ignore[index]
+                    labels.add(origin.node if isinstance(origin.node, str) else GRAPH_LABEL)
+            positions.append(frozenset(labels))
+        return tuple(positions)
+
+    def _is_pure(self, name: str, func: ast.expr) -> bool:
+        if name in _BUILTINS_PURE or name.startswith(_PURE_LIBRARIES):
+            return True
+        value = self.w.lookup(dotted(func)) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        return value is not None and value.kind in {V.CRITERION, V.MODEL}
+
+
+def _bind_arguments(call: ast.Call, params: list[str], taints: list[Taint]) -> dict[str, Taint]:
+    """Parameter -> the taint of the argument passed in it."""
+    bound: dict[str, Taint] = {}
+    positional, keywords = taints[: len(call.args)], taints[len(call.args) :]
+    if not any(isinstance(a, ast.Starred) for a in call.args):
+        bound.update(zip(params, positional, strict=False))
+    for kw, taint in zip(call.keywords, keywords, strict=True):
+        if kw.arg in params:
+            bound[kw.arg] = taint
+    return bound
+
+
+def _is_metric(name: str) -> bool:
+    """``accuracy(out, y)``, ``compute_acc(...)``: a metric, never backpropagated."""
+    words = set(name.lower().split("_"))
+    return "accuracy" in words or "acc" in words or "metric" in words or "metrics" in words
+
+
+def _own_statements(body: list[ast.stmt]):
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt) and not isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            ):
+                stack.append(child)
+
+
+def _names_in_nested_scopes(body: list[ast.stmt]) -> set[str]:
+    """Names read inside functions and lambdas nested in the scope (closures)."""
+    names: set[str] = set()
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return names
