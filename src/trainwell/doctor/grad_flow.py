@@ -46,6 +46,9 @@ _CUTTING_ATTRS = {
     "data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim",
     "is_leaf", "grad_fn", "layout",
 }  # fmt: skip
+# Reading the output's shape is checking the model (``assert model(x).shape == ...`` in a
+# smoke test), not inference: it counts as a use.
+_SHAPE_READS = {"shape", "size", "dim", "ndim", "dtype"}
 # Functions (by the last part of their name) whose result carries no graph.
 _CUTTING_FUNCTIONS = {
     "float", "int", "bool", "len", "str", "repr", "print", "format", "isinstance", "type",
@@ -154,7 +157,8 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
     flow.run()
     result = GraphFlow()
     for node, site in flow.sites.items():
-        if node in flow.reached and not flow.fates.get(_Origin(node)):
+        origin = _Origin(node)
+        if node in flow.reached and origin in flow.sunk and not flow.fates.get(origin):
             result.discarded.append((node, site))
     result.discarded += [(call, call) for call in flow.discarding]
     result.return_positions = flow.return_positions()
@@ -177,6 +181,9 @@ class _Flow:
         self.env: dict[str, Taint] = {p: frozenset({_Origin(p)}) for p in w.params}
         self.fates: dict[_Origin, set[str]] = {}
         self.reached: set[ast.AST] = set()
+        # origins read as numbers, indices, detached copies, logs: what makes a discard (a
+        # forward whose result is never read at all is a demo, not inference)
+        self.sunk: set[_Origin] = set()
         # every origin node -> where its discard is reported (sources, and calls of a
         # model's own methods that run its forward: ``model.pi(x)``)
         self.sites: dict[ast.AST, ast.AST] = dict(sources)
@@ -325,20 +332,26 @@ class _Flow:
             return self.env.get(node.id, _CLEAN)
         if isinstance(node, ast.Attribute):
             base = self.ev(node.value)
+            if node.attr in _SHAPE_READS:
+                self.fate(base, ESCAPE_FATE)  # a shape check: a smoke test, not inference
             if node.attr in _CUTTING_ATTRS:
+                self.sunk |= base
                 return _CLEAN
             name = dotted(node)
             return base | (self.env.get(name, _CLEAN) if name else _CLEAN)
         if isinstance(node, ast.Compare):
             for part in [node.left, *node.comparators]:
-                self.ev(part)
+                self.sunk |= self.ev(part)
             return _CLEAN
         if isinstance(node, ast.UnaryOp):
             taint = self.ev(node.operand)
-            return _CLEAN if isinstance(node.op, ast.Not) else taint
+            if isinstance(node.op, ast.Not):
+                self.sunk |= taint
+                return _CLEAN
+            return taint
         if isinstance(node, ast.JoinedStr):
             for value in node.values:
-                self.ev(value)
+                self.sunk |= self.ev(value)
             return _CLEAN
         if isinstance(node, ast.NamedExpr):
             taint = self.ev(node.value)
@@ -402,7 +415,10 @@ class _Flow:
                 self.call_elements[call] = self.split_return(call, summary, own, arg_taints)
             return result
         if isinstance(func, ast.Attribute):
+            if tail in _SHAPE_READS:
+                self.fate(receiver, ESCAPE_FATE)
             if tail in _CUTTING_METHODS:
+                self.sunk |= receiver | passed
                 return own
             if receiver:  # a method of a tensor (or object) holding a graph: it carries on
                 return own | receiver | passed
@@ -410,8 +426,10 @@ class _Flow:
                 self.into(func.value, passed)
                 return own
             if tail in _CONSUMING_METHODS:
+                self.sunk |= passed
                 return own
         if tail in _CUTTING_FUNCTIONS or _is_metric(tail):
+            self.sunk |= passed
             return own
         if call in self.sources or self._is_pure(name, func):
             return own | passed

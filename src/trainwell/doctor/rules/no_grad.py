@@ -183,6 +183,24 @@ TW012 = Rule(
             [(4, "TW012")],
         ),
         Example(
+            "shape_smoke_test",
+            """\
+            model = torch.nn.Linear(4, 2)
+            preds = model(torch.randn(3, 4))
+            assert preds.shape == (3, 2)
+            """,
+            [],
+        ),
+        Example(
+            "plot_of_a_fitted_line",
+            """\
+            model = torch.nn.Linear(1, 1)
+            predicted = model(torch.from_numpy(x_train)).detach().numpy()
+            plt.plot(x_train, predicted)
+            """,
+            [(2, "TW012")],
+        ),
+        Example(
             "output_handed_to_unknown_code",
             """\
             model = torch.nn.Linear(4, 2)
