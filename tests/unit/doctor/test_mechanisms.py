@@ -794,3 +794,58 @@ def test_a_model_method_named_like_a_network_is_not_a_forward_pass() -> None:
     # value_from_name("pi.train_net") guesses a network from the name; the class says it is
     # a method that trains, so no discarded forward is reported at the call
     assert findings(OWN_METHOD_NAMED_LIKE_A_NET, "TW012") == []
+
+
+# -- a model held as an attribute, in a method that another file calls -------------------
+SOLVER = """\
+import torch
+from network import U_Net
+
+
+class Solver:
+    def __init__(self, config):
+        self.build_model()
+
+    def build_model(self):
+        self.unet = U_Net(img_ch=3, output_ch=1)
+        self.optimizer = torch.optim.Adam(self.unet.parameters(), 1e-4)
+
+    def train(self):
+        for epoch in range(10):
+            self.unet.train(True)
+            for images, gt in self.train_loader:
+                loss = torch.nn.functional.binary_cross_entropy(self.unet(images), gt)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+{validation}
+"""
+VALIDATION_IN_TRAIN = """\
+            self.unet.eval()
+            acc = 0.0
+            for images, gt in self.valid_loader:
+                sr = torch.sigmoid(self.unet(images))  # MARK
+                acc += ((sr > 0.5) == gt).float().mean().item()
+"""
+VALIDATION_ALONE = """\
+
+    def validate(self):
+        self.unet.eval()
+        acc = 0.0
+        for images, gt in self.valid_loader:
+            sr = torch.sigmoid(self.unet(images))
+            acc += ((sr > 0.5) == gt).float().mean().item()
+        return acc
+"""
+
+
+def test_validation_inside_a_training_method_called_from_another_file_is_reported() -> None:
+    # Solver.train() is only called from main.py; it runs backward() on every call, so no
+    # caller runs it under no_grad: its validation forward records a graph for nothing
+    source = SOLVER.format(validation=VALIDATION_IN_TRAIN)
+    assert findings(source, "TW012") == [(line_of(source, "MARK"), "TW012")]
+
+
+def test_an_evaluation_method_called_only_from_another_file_is_left_to_its_caller() -> None:
+    # validate() does not train: a caller elsewhere may well wrap it in no_grad
+    assert findings(SOLVER.format(validation=VALIDATION_ALONE), "TW012") == []

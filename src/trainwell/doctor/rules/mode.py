@@ -126,7 +126,8 @@ TW010 = Rule(
                             criterion(model(x), y).backward()
                             optimizer.step()
                     model.eval()
-                    print([model(x) for x, _ in val_loader])
+                    with torch.no_grad():
+                        print([model(x) for x, _ in val_loader])
             """,
             [],
         ),
@@ -142,7 +143,8 @@ TW010 = Rule(
                         criterion(model(x), y).backward()
                         optimizer.step()
                     model.eval()
-                    print([model(x) for x, _ in val_loader])
+                    with torch.no_grad():
+                        print([model(x) for x, _ in val_loader])
                     epoch += 1
             """,
             [(9, "TW010")],

@@ -10,7 +10,17 @@ import ast
 
 from .._astutil import dotted
 from ..analysis import ScopeWalker
-from ..events import CALL, EVAL, FORWARD, MODE_UNKNOWN, TRAIN, Event, RawFinding
+from ..events import (
+    BACKWARD,
+    CALL,
+    EVAL,
+    FORWARD,
+    MODE_UNKNOWN,
+    STEP,
+    TRAIN,
+    Event,
+    RawFinding,
+)
 from ..foreign import ForeignNode
 from ._common import caller_key, inference_discards, is_module_method, is_training
 from ._registry import Example, Rule, scope_check
@@ -247,7 +257,7 @@ def collect_no_grad_candidates(w: ScopeWalker) -> None:
                 line, col = getattr(via, "lineno", 1), getattr(via, "col_offset", 0) + 1
                 message = f"{forward.func}() (in {forward.path}:{forward.lineno}): {message}"
         finding = RawFinding("TW012", line, col, message, path)
-        w.fa.no_grad_candidates.append((w.func, finding))
+        w.fa.no_grad_candidates.append((_owner(w), finding))
 
 
 def _unguarded_forward(after: list[Event], key: str) -> tuple[ast.AST, ast.AST] | None:
@@ -315,7 +325,21 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
             if not site.checked:
                 continue
             path = site.path
-        w.fa.no_grad_candidates.append((w.func, RawFinding("TW012", line, col, message, path)))
+        finding = RawFinding("TW012", line, col, message, path)
+        w.fa.no_grad_candidates.append((_owner(w), finding))
+
+
+def _owner(w: ScopeWalker) -> ast.AST | None:
+    """Whose call sites decide whether a finding of this scope stands (None: it stands).
+
+    A finding in a function is reported when this file calls it outside no_grad: a caller
+    elsewhere may wrap it.  Not so for a function that itself runs ``backward()`` or
+    ``step()`` on every call (``Solver.train`` called from ``main.py``): nobody runs a
+    training step under no_grad, so its evaluation part runs with autograd on.
+    """
+    if w.func is None or any(e.kind in {BACKWARD, STEP} and not e.path for e in w.events):
+        return None
+    return w.func
 
 
 def _reported_models(w: ScopeWalker) -> set:
