@@ -41,6 +41,8 @@ _CUTTING_METHODS = {
     "isinf", "isfinite", "nonzero", "size", "dim", "numel", "nelement", "any", "all",
     "equal", "allclose", "data_ptr", "get_device", "element_size", "stride", "is_contiguous",
 }  # fmt: skip
+# The cuts that keep the values: what they return may still be a loss's target.
+_VALUE_KEEPING = {"item", "tolist", "numpy", "detach", "detach_", "float", "data"}
 # Attributes that carry no graph.
 _CUTTING_ATTRS = {
     "data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim",
@@ -122,11 +124,19 @@ class GraphFlow:
     param_fates: dict[str, frozenset[str]] = field(default_factory=dict)
     # a tuple return: what each element carries (see _Flow.return_positions)
     return_positions: tuple[frozenset[str], ...] | None = None
+    # discarded forwards whose detached values feed a backward(): part of a training step
+    feeds_training: set[ast.AST] = field(default_factory=set)
+    # discards found only in one phase of a ``for phase in ("train", "val")`` loop
+    # (the loop's name, the phase, the training phase)
+    phase_of: dict[ast.AST, tuple[str, str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class _Origin:
     node: ast.AST | str  # a source call, or a parameter's name
+    # a value cut from the graph of ``node`` (``out.detach()``, ``out.argmax(1)``): it no
+    # longer carries the graph, but may still feed a loss (a target, an advantage)
+    cut: bool = False
 
 
 Taint = frozenset[_Origin]
@@ -156,13 +166,26 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
     flow = _Flow(w, sources, grad_on, summaries)
     flow.run()
     result = GraphFlow()
-    for node, site in flow.sites.items():
-        origin = _Origin(node)
-        if node in flow.reached and origin in flow.sunk and not flow.fates.get(origin):
-            result.discarded.append((node, site))
-    result.discarded += [(call, call) for call in flow.discarding]
+    result.discarded = _discards(flow)
+    result.feeds_training = flow.feeds_training
+    # for phase in ("train", "val"): each phase on its own, so that the forward of the
+    # validation phase is not counted as used by the train phase's backward()
+    for name, values in _phase_loops(w.body):
+        training = next((v for v in values if "train" in v.lower()), values[0])
+        for value in values:
+            phased = _Flow(w, sources, grad_on, summaries, {name: value})
+            phased.run()
+            for found in _discards(phased):
+                if found not in result.discarded:
+                    result.discarded.append(found)
+                    result.phase_of[found[0]] = (name, value, training)
+            result.feeds_training |= phased.feeds_training
     result.return_positions = flow.return_positions()
-    returned = [o.node for o, f in flow.fates.items() if RETURN_FATE in f and o.node in flow.sites]
+    returned = [
+        o.node
+        for o, f in flow.fates.items()
+        if RETURN_FATE in f and not o.cut and o.node in flow.sites
+    ]
     if returned:
         result.returns_graph = True
         result.graph_site = None if is_module_method else flow.sites[returned[0]]
@@ -170,11 +193,67 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
     return result
 
 
+def _discards(flow: _Flow) -> list[tuple[ast.AST, ast.AST]]:
+    found = []
+    for node, site in flow.sites.items():
+        origin = _Origin(node)
+        if node in flow.reached and origin in flow.sunk and not flow.fates.get(origin):
+            if BACKWARD_FATE in flow.fates.get(_Origin(node, cut=True), ()):
+                flow.feeds_training.add(node)
+            found.append((node, site))
+    return found + [(call, call) for call in flow.discarding]
+
+
+def _phase_loops(body: list[ast.stmt]) -> list[tuple[str, list[str]]]:
+    """``for phase in ["train", "val"]:`` loops of the scope: (name, the phases)."""
+    loops = []
+    for node in _own_statements(body):
+        if (
+            isinstance(node, (ast.For, ast.AsyncFor))
+            and isinstance(node.target, ast.Name)
+            and isinstance(node.iter, (ast.List, ast.Tuple))
+            and len(node.iter.elts) >= 2
+            and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.iter.elts
+            )
+        ):
+            loops.append((node.target.id, [e.value for e in node.iter.elts]))  # type: ignore[attr-defined]
+    return loops
+
+
+def decide(test: ast.expr, assume: dict[str, str]) -> bool | None:
+    """The value of an ``if`` test under ``phase == value`` assumptions (None: not decided).
+
+    ``phase == "train"``, ``phase != "val"``, ``phase in ("val", "test")``, and ``not`` of
+    one of these.
+    """
+    if not assume:
+        return None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = decide(test.operand, assume)
+        return None if inner is None else not inner
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+    ):
+        return None
+    value = assume.get(test.left.id)
+    if value is None:
+        return None
+    op, right = test.ops[0], test.comparators[0]
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
+        return (value == right.value) == isinstance(op, ast.Eq)
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        members = [e.value for e in right.elts if isinstance(e, ast.Constant)]
+        return (value in members) == isinstance(op, ast.In)
+    return None
+
+
 class _Flow:
     """The pass itself: an environment of taints, walked in statement order."""
 
-    def __init__(self, w: FlowContext, sources, grad_on, summaries) -> None:
+    def __init__(self, w: FlowContext, sources, grad_on, summaries, assume=None) -> None:
         self.w = w
+        self.assume: dict[str, str] = assume or {}  # phase name -> the value this pass takes
         self.sources = sources
         self.grad_on = grad_on
         self.summaries = summaries
@@ -184,6 +263,8 @@ class _Flow:
         # origins read as numbers, indices, detached copies, logs: what makes a discard (a
         # forward whose result is never read at all is a demo, not inference)
         self.sunk: set[_Origin] = set()
+        # discarded forwards whose cut values still feed a backward(): targets, baselines
+        self.feeds_training: set[ast.AST] = set()
         # every origin node -> where its discard is reported (sources, and calls of a
         # model's own methods that run its forward: ``model.pi(x)``)
         self.sites: dict[ast.AST, ast.AST] = dict(sources)
@@ -195,6 +276,17 @@ class _Flow:
                         for n in s.names}  # fmt: skip
 
     # -- fates ----------------------------------------------------------------------------
+    def cut(self, taint: Taint, keeps_values: bool) -> Taint:
+        """A value cut from its graph: read (the graph's forward is sunk), not carried.
+
+        What keeps the values (``.detach()``, ``.data``, ``.item()``) may still feed a loss as
+        a target; indices, masks and samples (``argmax``, comparisons) are data from then on
+        (an action stored in a replay buffer is not part of the step that chose it)."""
+        self.sunk |= taint
+        if not keeps_values:
+            return _CLEAN
+        return frozenset(o if o.cut else _Origin(o.node, cut=True) for o in taint)
+
     def fate(self, taint: Iterable[_Origin], what: str) -> None:
         for origin in taint:
             self.fates.setdefault(origin, set()).add(what)
@@ -257,7 +349,11 @@ class _Flow:
             self.block(s.orelse)
         elif isinstance(s, ast.If):
             self.ev(s.test)
-            self.branches([s.body, s.orelse])
+            decided = decide(s.test, self.assume)
+            if decided is None:
+                self.branches([s.body, s.orelse])
+            else:
+                self.block(s.body if decided else s.orelse)
         elif isinstance(s, (ast.With, ast.AsyncWith)):
             for item in s.items:
                 taint = self.ev(item.context_expr)
@@ -335,20 +431,15 @@ class _Flow:
             if node.attr in _SHAPE_READS:
                 self.fate(base, ESCAPE_FATE)  # a shape check: a smoke test, not inference
             if node.attr in _CUTTING_ATTRS:
-                self.sunk |= base
-                return _CLEAN
+                return self.cut(base, keeps_values=node.attr == "data")
             name = dotted(node)
             return base | (self.env.get(name, _CLEAN) if name else _CLEAN)
         if isinstance(node, ast.Compare):
-            for part in [node.left, *node.comparators]:
-                self.sunk |= self.ev(part)
-            return _CLEAN
+            parts = [self.ev(p) for p in [node.left, *node.comparators]]
+            return self.cut(frozenset().union(*parts), keeps_values=False)
         if isinstance(node, ast.UnaryOp):
             taint = self.ev(node.operand)
-            if isinstance(node.op, ast.Not):
-                self.sunk |= taint
-                return _CLEAN
-            return taint
+            return self.cut(taint, keeps_values=False) if isinstance(node.op, ast.Not) else taint
         if isinstance(node, ast.JoinedStr):
             for value in node.values:
                 self.sunk |= self.ev(value)
@@ -418,8 +509,9 @@ class _Flow:
             if tail in _SHAPE_READS:
                 self.fate(receiver, ESCAPE_FATE)
             if tail in _CUTTING_METHODS:
-                self.sunk |= receiver | passed
-                return own
+                return own | self.cut(receiver | passed, tail in _VALUE_KEEPING)
+            if self._is_library(name):  # torch.log(p), np.exp(x): computation, not logging
+                return own | receiver | passed
             if receiver:  # a method of a tensor (or object) holding a graph: it carries on
                 return own | receiver | passed
             if tail in _CONTAINER_METHODS:
@@ -429,8 +521,7 @@ class _Flow:
                 self.sunk |= passed
                 return own
         if tail in _CUTTING_FUNCTIONS or _is_metric(tail):
-            self.sunk |= passed
-            return own
+            return own | self.cut(passed, tail in _VALUE_KEEPING)
         if call in self.sources or self._is_pure(name, func):
             return own | passed
         self.fate(passed, ESCAPE_FATE)  # unknown code: it may keep it for a backward
@@ -496,12 +587,18 @@ class _Flow:
             labels: set[str] = set()
             for elements in tuples:
                 for origin in elements[index]:  # type: ignore[index]
+                    if origin.cut:
+                        continue
                     labels.add(origin.node if isinstance(origin.node, str) else GRAPH_LABEL)
             positions.append(frozenset(labels))
         return tuple(positions)
 
+    @staticmethod
+    def _is_library(name: str) -> bool:
+        return bool(name) and name.startswith(_PURE_LIBRARIES)
+
     def _is_pure(self, name: str, func: ast.expr) -> bool:
-        if name in _BUILTINS_PURE or name.startswith(_PURE_LIBRARIES):
+        if name in _BUILTINS_PURE or self._is_library(name):
             return True
         value = self.w.lookup(dotted(func)) if isinstance(func, (ast.Name, ast.Attribute)) else None
         return value is not None and value.kind in {V.CRITERION, V.MODEL}

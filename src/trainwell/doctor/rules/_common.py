@@ -28,7 +28,7 @@ from ..events import (
     Summary,
     is_prefix,
 )
-from ..grad_flow import GraphFlow, graph_flow
+from ..grad_flow import GraphFlow, decide, graph_flow
 from ..values import Value
 
 # Calls that certainly do not change a model's train/eval mode even though they receive it.
@@ -156,13 +156,13 @@ def summarize(w: ScopeWalker) -> Summary:
 
 
 def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
-    """The discarded forwards of the scope (see grad_flow.py) that are inference: outside the
-    training step, or of a model frozen in eval mode.
+    """The discarded forwards of the scope (see grad_flow.py) that are inference.
 
-    In a training step, targets are often computed with autograd on and detached (a target
-    network's bootstrap, a value baseline): wasteful, but the training step's own business.
-    A model put in eval() and never trained here (a frozen teacher) is inference wherever
-    it runs.
+    A forward whose detached value still feeds a backward() is part of a training step:
+    targets are often computed with autograd on and detached (a target network's
+    bootstrap, a value baseline, a WGAN critic's fake batch): wasteful, but that step's own
+    business. A model put in eval() and never trained here (a frozen teacher) is inference
+    wherever it runs.
     """
     flow = flow_of(w)
     by_node = {e.node: e for e in w.events if e.kind in {FORWARD, CALL, OPAQUE}}
@@ -171,16 +171,53 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
         event = by_node.get(node)
         if event is None:
             continue
-        # the same iteration and branch (a loop nested inside is a step of its own; a branch
-        # such as ``if step % 50 == 0:`` around the forward is a block of its own)
-        in_training_step = any(
-            e.kind in {BACKWARD, STEP} and e.loops == event.loops and is_prefix(event.path, e.path)
-            for e in w.events
-        )
-        if in_training_step and not _frozen(w, event):
+        # a detached value of it feeds a loss (a target network's bootstrap, a baseline):
+        # part of the training step, unless the model is frozen in eval() (a teacher)
+        if node in flow.feeds_training and not _frozen(w, event):
+            continue
+        # a second forward of the step itself (the batch accuracy of the model being
+        # trained, in train mode): the step's business too; after eval() it is evaluation
+        phase = flow.phase_of.get(node)
+        in_step = _in_training_iteration(w, event, {phase[0]: phase[1]} if phase else {})
+        if in_step and not (_after_eval(w, event) or _frozen(w, event)):
             continue
         kept.append((node, site))
     return kept
+
+
+def _in_training_iteration(w: ScopeWalker, event: Event, assume: dict[str, str]) -> bool:
+    """A backward() or step() runs in the same loop iteration and branch as ``event``."""
+    return any(
+        e.kind in {BACKWARD, STEP}
+        and e.loops == event.loops
+        and is_prefix(event.path, e.path)
+        and not _dead_in_phase(w, e, assume)
+        for e in w.events
+    )
+
+
+def _dead_in_phase(w: ScopeWalker, e: Event, assume: dict[str, str]) -> bool:
+    """``e`` sits in a branch that this phase does not take (``if phase == "train":``)."""
+    for if_id, arm in e.path:
+        info = w.ifs.get(if_id)
+        test = getattr(info.node, "test", None) if info is not None else None
+        decided = decide(test, assume) if isinstance(test, ast.expr) else None
+        if decided is not None and decided != (arm == 0):
+            return True
+    return False
+
+
+def _after_eval(w: ScopeWalker, event: Event) -> bool:
+    """A model was put in eval() before ``event`` (and not back in train()) in its iteration."""
+    inside = event.loops[-1] if event.loops else None
+    mode = None
+    for e in w.events[: event.seq]:
+        if e.kind not in {EVAL, TRAIN} or (inside is not None and inside not in e.loops):
+            continue
+        if event.kind == FORWARD and event.receiver and e.receiver != event.receiver:
+            continue
+        mode = e.kind
+    return mode == EVAL
 
 
 def _frozen(w: ScopeWalker, forward: Event) -> bool:

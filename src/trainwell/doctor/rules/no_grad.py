@@ -22,7 +22,7 @@ from ..events import (
     RawFinding,
 )
 from ..foreign import ForeignNode
-from ._common import caller_key, inference_discards, is_module_method, is_training
+from ._common import caller_key, flow_of, inference_discards, is_module_method, is_training
 from ._registry import Example, Rule, scope_check
 
 TW012 = Rule(
@@ -193,6 +193,33 @@ TW012 = Rule(
             [(4, "TW012")],
         ),
         Example(
+            "validation_phase_without_grad_switch",
+            """\
+            model = torch.nn.Linear(4, 2)
+            for phase in ["train", "val"]:
+                for x, y in loaders[phase]:
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                    if phase == "train":
+                        loss.backward()
+                    total += loss.item()
+            """,
+            [(4, "TW012")],
+        ),
+        Example(
+            "validation_phase_with_grad_switch",
+            """\
+            model = torch.nn.Linear(4, 2)
+            for phase in ["train", "val"]:
+                for x, y in loaders[phase]:
+                    with torch.set_grad_enabled(phase == "train"):
+                        loss = torch.nn.functional.cross_entropy(model(x), y)
+                    if phase == "train":
+                        loss.backward()
+                    total += loss.item()
+            """,
+            [],
+        ),
+        Example(
             "shape_smoke_test",
             """\
             model = torch.nn.Linear(4, 2)
@@ -314,11 +341,17 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
         reported.add(block)
         line = getattr(site, "lineno", 1)
         col = getattr(site, "col_offset", 0) + 1
+        phase = flow_of(w).phase_of.get(node)
+        when = f" in the {phase[1]!r} phase" if phase else ""
+        fix = (
+            f"wrap the forward in torch.set_grad_enabled({phase[0]} == {phase[2]!r})"
+            if phase
+            else "run this inference under torch.no_grad() or torch.inference_mode()"
+        )
         message = (
-            f"{what or 'the model'}(...) runs with autograd on, but its output never reaches "
-            "backward() (only numbers, indices, detached copies or logs are kept): autograd "
-            "records a graph for nothing; run this inference under torch.no_grad() or "
-            "torch.inference_mode()"
+            f"{what or 'the model'}(...) runs with autograd on{when}, but its output never "
+            "reaches backward() there (only numbers, indices, detached copies or logs are "
+            f"kept): autograd records a graph for nothing; {fix}"
         )
         path = None
         if isinstance(site, ForeignNode):
