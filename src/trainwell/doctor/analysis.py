@@ -119,6 +119,8 @@ class FileAnalysis:
         self._new_seeds: dict[ast.AST, dict[str, Value | None]] = {}
         self.module_env: dict[str, Value | None] = {}
         self.no_grad_candidates: list[tuple[ast.AST | None, RawFinding]] = []
+        # summaries of functions whose returned graph some caller backpropagates
+        self.trained_helpers: list[Summary] = []
         self._facts: dict[ast.AST, ScopeFacts] = {}
         # functions passed as ``step_fn=`` to trainwell's fit(): each call is a training step
         # (kept across the two passes: the fit() call may come after the function's walk)
@@ -163,6 +165,7 @@ class FileAnalysis:
             self.summaries = {}
             self.call_sites = {}
             self.no_grad_candidates = []
+            self.trained_helpers = []
             if pass_no == 2:
                 self.seeds = self._new_seeds
             self._new_seeds = {}
@@ -186,6 +189,10 @@ class FileAnalysis:
         # forward pass in a helper give one finding.
         seen: set[tuple[str, int, int]] = set()
         for func, finding in self.no_grad_candidates:
+            if finding.at_call is not None and any(
+                finding.helper is trained for trained in self.trained_helpers
+            ):
+                finding = finding.at_call
             sites = self.call_sites.get(func, []) if func is not None else [False]
             key = (finding.code, finding.line, finding.col)
             if sites and not all(sites) and key not in seen:

@@ -43,7 +43,9 @@ ENGINE_WORDS = ("accelerator", "fabric", "engine", "deepspeed", "trainer")
 # batch loop (``for i, batch in tqdm(enumerate(loader))``).
 ITER_WRAPPERS = {"enumerate", "tqdm", "iter", "zip", "track"}
 
-_NOT_MODELS = {V.OPTIMIZER, V.SCHEDULER, V.LOADER, V.SCALER, V.LOSS, V.TENSOR, V.CLIPPER}
+_NOT_MODELS = {
+    V.OPTIMIZER, V.SCHEDULER, V.LOADER, V.SCALER, V.LOSS, V.TENSOR, V.CLIPPER, V.OBJECT,
+}  # fmt: skip
 _SOFTMAX_MODULES = {"Softmax": V.SOFTMAX, "LogSoftmax": V.LOG_SOFTMAX}
 
 
@@ -218,7 +220,7 @@ class CallEffects(ScopeState):
             return Value(V.TENSOR, flags=frozenset({V.LOG_SOFTMAX}))
         if qual.startswith("torch.nn.functional.") and tail in V.FUNCTIONAL_LOSSES:
             self._at_loss_call(call, tail, arg_vals[0] if arg_vals else None)
-            return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
+            return _loss_value(call)
         if tail in {"float", "int"} and qual == tail:
             return Value(V.NUMBER)
         if not torchy and tail not in self.fa.classes:
@@ -279,7 +281,7 @@ class CallEffects(ScopeState):
             return Value(V.TENSOR)
         if tail in self.fa.classes and qual == tail:
             info = self.fa.classes[tail]
-            return Value(V.MODEL, cls=tail) if info.is_module else None
+            return Value(V.MODEL if info.is_module else V.OBJECT, cls=tail)
         if ".models." in f".{qual}" or tail == "create_model":
             return Value(V.MODEL)
         if tail == "from_pretrained":
@@ -308,7 +310,7 @@ class CallEffects(ScopeState):
             return self._model_output(callee)
         if callee.kind == V.CRITERION:
             self._at_loss_call(call, callee.cls, arg_vals[0] if arg_vals else None)
-            return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
+            return _loss_value(call)
         if callee.kind == V.CLIPPER:  # trainwell: clipping(model.parameters())
             self.emit(CLIP, call)
             return None
@@ -320,6 +322,31 @@ class CallEffects(ScopeState):
         if model.cls in self.fa.classes:
             flags = flags | self.fa.forward_flags(model.cls)
         return Value(V.OUTPUT, flags=frozenset(flags))
+
+
+def _loss_value(call: ast.Call) -> Value:
+    """A criterion's result: a loss, or a plain tensor when every input was detached
+    (``criterion(pred.detach().cpu(), true.detach().cpu())`` for logging: no graph)."""
+    inputs = [*call.args, *(k.value for k in call.keywords)]
+    if inputs and all(_detached(node) for node in inputs):
+        return Value(V.TENSOR)
+    return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
+
+
+def _detached(node: ast.expr) -> bool:
+    """``x.detach()``, ``x.detach().cpu()``, ``x.data``, a constant: no graph in it."""
+    if isinstance(node, ast.Constant):
+        return True
+    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute) and node.attr == "data":
+            return True
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "detach":
+                return True
+            node = node.func
+        else:
+            node = node.value
+    return False
 
 
 def _is_grad_attribute(node: ast.expr | None) -> bool:

@@ -131,7 +131,10 @@ class CallResolution(ScopeState):
         via_self: bool,
         arg_vals: list[Value | None],
         kw_vals: dict[str | None, Value | None],
+        instance: bool = False,
     ) -> Value | None:
+        """``instance``: ``obj.m(...)`` on an instance from outside its class (``self`` is
+        bound, but the callee's ``self.x`` is not the caller's)."""
         params = [a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]]
         if via_self and params and params[0] == "self":
             params = params[1:]
@@ -143,7 +146,7 @@ class CallResolution(ScopeState):
             if func not in self.local_funcs.values()
             else (self.fa.summaries.get(func))
         )
-        self.emit(CALL, call, summary=summary, argmap=argmap, same_class=via_self,
+        self.emit(CALL, call, summary=summary, argmap=argmap, same_class=via_self and not instance,
                   args=arg_names(call))  # fmt: skip
         return summary.returns if summary is not None else None
 

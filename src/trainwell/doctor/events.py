@@ -110,6 +110,11 @@ class RawFinding:
     col: int
     message: str
     path: str | None = None  # another file of the project (cross-file findings); None: this one
+    # TW012 found in a helper's forward: where to report instead when some caller trains
+    # through the helper's output (a helper shared by training and evaluation: the fix is
+    # no_grad at the evaluating call), and the helper's summary that decides it
+    at_call: RawFinding | None = None
+    helper: Summary | None = None
 
 
 def is_prefix(a: Path, b: Path) -> bool:

@@ -177,6 +177,9 @@ class ExpressionWalker(CallResolution, CallEffects):
         local = self._resolve_local(func)
         if local is not None:
             return self._local_call(call, *local, arg_vals, kw_vals)
+        method = self._instance_method(recv_val, func)
+        if method is not None:  # agent.select_action(s): a method of a class of this file
+            return self._local_call(call, method, True, arg_vals, kw_vals, instance=True)
         foreign = self._resolve_foreign(func)
         if isinstance(foreign, ForeignFunction):
             return self._foreign_call(call, foreign)
@@ -203,6 +206,15 @@ class ExpressionWalker(CallResolution, CallEffects):
             return self._call_value(call, callee_val, arg_vals)
         self.emit(OPAQUE, call, args=arg_names(call))
         return None
+
+    def _instance_method(
+        self, receiver: Value | None, func: ast.expr
+    ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The method ``obj.m`` calls when ``obj`` is an instance of a plain class of this file."""
+        if receiver is None or receiver.kind != V.OBJECT or not isinstance(func, ast.Attribute):
+            return None
+        info = self.fa.classes.get(receiver.cls or "")
+        return info.methods.get(func.attr) if info is not None else None
 
     def _own_method(self, receiver: Value | None, attr: str) -> bool:
         """``attr`` is a method that the class of ``receiver`` (a model of this file) defines."""

@@ -124,6 +124,8 @@ class GraphFlow:
     param_fates: dict[str, frozenset[str]] = field(default_factory=dict)
     # a tuple return: what each element carries (see _Flow.return_positions)
     return_positions: tuple[frozenset[str], ...] | None = None
+    # calls of graph-returning functions whose graph this scope backpropagates
+    trained_calls: set[ast.AST] = field(default_factory=set)
     # discarded forwards whose detached values feed a backward(): part of a training step
     feeds_training: set[ast.AST] = field(default_factory=set)
     # discards found only in one phase of a ``for phase in ("train", "val")`` loop
@@ -190,6 +192,9 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
         result.returns_graph = True
         result.graph_site = None if is_module_method else flow.sites[returned[0]]
     result.param_fates = {p: frozenset(flow.fates.get(_Origin(p), ())) for p in w.params}
+    result.trained_calls = {
+        node for node in sources if BACKWARD_FATE in flow.fates.get(_Origin(node), ())
+    }
     return result
 
 

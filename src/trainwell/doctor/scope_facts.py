@@ -69,6 +69,7 @@ def scope_facts(scope: ast.AST) -> ScopeFacts:
                 grad_machinery = True
         elif isinstance(node, ast.Name) and node.id in _GRAD_ATTRS:
             grad_machinery = True
+    grad_machinery = grad_machinery and not _only_freezes(scope)
     for _ in range(4):  # transitive closure over assignments, bounded
         before = len(involved)
         for lhs, rhs in assigns:
@@ -77,6 +78,62 @@ def scope_facts(scope: ast.AST) -> ScopeFacts:
         if len(involved) == before:
             break
     return ScopeFacts(backward_names, involved, grad_machinery)
+
+
+def _only_freezes(scope: ast.AST) -> bool:
+    """Every ``requires_grad`` of the scope freezes or reads (``p.requires_grad = False``,
+    ``requires_grad_(False)``, ``if p.requires_grad``): parameters frozen for a phase, not
+    input gradients; and nothing else of autograd's machinery is used."""
+    params = _parameter_loop_names(scope)
+    for node in own_nodes(scope):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets
+        ):
+            on_parameters = all(
+                isinstance(t, ast.Attribute) and dotted(t.value) in params for t in node.targets
+            )
+            frozen = isinstance(node.value, ast.Constant) and node.value.value is False
+            if not (frozen or on_parameters):  # p.requires_grad = True: unfreezing
+                return False
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            attr = node.func.attr
+            if attr == "requires_grad_":
+                arg = node.args[0] if node.args else None
+                if not (isinstance(arg, ast.Constant) and arg.value is False):
+                    return False
+            elif attr in _GRAD_ATTRS - {"requires_grad", "requires_grad_"} or (
+                attr == "grad" and last_part(dotted(node.func.value)) == "autograd"
+            ):
+                return False
+        elif (
+            isinstance(node, ast.Name)
+            and node.id in _GRAD_ATTRS - {"requires_grad"}
+            or (
+                isinstance(node, ast.keyword)
+                and node.arg == "requires_grad"
+                and not (isinstance(node.value, ast.Constant) and node.value.value is False)
+            )
+        ):
+            return False
+    return True
+
+
+def _parameter_loop_names(scope: ast.AST) -> set[str]:
+    """Names bound by ``for p in model.parameters()`` (or ``named_parameters()``) loops."""
+    names: set[str] = set()
+    for node in own_nodes(scope):
+        if (
+            isinstance(node, (ast.For, ast.AsyncFor))
+            and isinstance(node.iter, ast.Call)
+            and isinstance(node.iter.func, ast.Attribute)
+            and node.iter.func.attr in {"parameters", "named_parameters"}
+        ):
+            target = node.target
+            if isinstance(target, ast.Tuple) and target.elts:
+                target = target.elts[-1]
+            if isinstance(target, ast.Name):
+                names.add(target.id)
+    return names
 
 
 def is_strategy(name: str | None) -> bool:

@@ -26,6 +26,7 @@ BATCH = "batch"  # a whole batch from a loader: type unknown (tuple, dict, Batch
 NUMBER = "number"  # python number / detached scalar (loss.item())
 PARAMS = "params"  # model.parameters()
 CLIPPER = "clipper"  # trainwell.Clipping(...): calling it clips gradients like clip_grad_norm_
+OBJECT = "object"  # an instance of a plain class of this file (an agent, a trainer, a solver)
 
 # Flags carried by values.
 SOFTMAX = "softmax"  # probabilities

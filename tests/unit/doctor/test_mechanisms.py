@@ -849,3 +849,176 @@ def test_validation_inside_a_training_method_called_from_another_file_is_reporte
 def test_an_evaluation_method_called_only_from_another_file_is_left_to_its_caller() -> None:
     # validate() does not train: a caller elsewhere may well wrap it in no_grad
     assert findings(SOLVER.format(validation=VALIDATION_ALONE), "TW012") == []
+
+
+# -- freezing parameters is not input-gradient machinery ---------------------------------
+FROZEN_CRITIC_SAMPLES = """\
+import torch
+from torchvision.utils import save_image
+
+netG, netD = torch.nn.Linear(4, 4), torch.nn.Linear(4, 1)
+optimizerG = torch.optim.Adam(netG.parameters())
+for i, real in enumerate(loader):
+    for p in netD.parameters():
+        p.requires_grad = {flag}
+    errG = netD(netG(torch.randn(8, 4))).mean()
+    errG.backward()
+    optimizerG.step()
+    if i % 500 == 0:
+        fake = netG(fixed_noise)  # MARK
+        save_image(fake.data, "fake.png")
+"""
+
+
+def test_freezing_a_model_keeps_tw012_on() -> None:
+    # p.requires_grad = False/True over parameters freezes a model for a phase: the scope
+    # does not compute input gradients, so its sample grid is still inference
+    for flag in ("False", "True"):
+        source = FROZEN_CRITIC_SAMPLES.format(flag=flag)
+        assert findings(source, "TW012") == [(line_of(source, "MARK"), "TW012")]
+
+
+def test_input_gradients_turn_tw012_off_for_the_scope() -> None:
+    source = FROZEN_CRITIC_SAMPLES.format(flag="False").replace(
+        "        fake = netG(fixed_noise)  # MARK",
+        "        fixed_noise.requires_grad_()\n        fake = netG(fixed_noise)  # MARK",
+    )
+    assert findings(source, "TW012") == []
+
+
+# -- a loss of detached tensors has no graph to keep -------------------------------------
+LOGGED_LOSSES = """\
+import torch
+
+model = torch.nn.Linear(4, 2)
+criterion = torch.nn.MSELoss()
+total = []
+with torch.no_grad():
+    pass
+for x, y in loader:
+    pred = model(x)
+    loss = criterion({pred}, {y})
+    total.append(loss)  # MARK
+"""
+
+
+def test_a_loss_of_detached_inputs_kept_in_a_list_is_fine() -> None:
+    source = LOGGED_LOSSES.format(pred="pred.detach().cpu()", y="y.detach().cpu()")
+    assert findings(source, "TW011") == []
+
+
+def test_a_loss_of_a_live_output_kept_in_a_list_is_tw011() -> None:
+    source = LOGGED_LOSSES.format(pred="pred", y="y")
+    assert findings(source, "TW011") == [(line_of(source, "MARK"), "TW011")]
+
+
+# -- methods of a plain class called on its instance -------------------------------------
+AGENT = """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Agent:
+    def __init__(self):
+        self.act_net = Net()
+
+{decorator}
+    def select_action(self, state):
+        value = self.act_net(state)  # MARK
+        return torch.max(value, 1)[1].item()
+
+
+agent = Agent()
+for step in range(100):
+    action = agent.select_action(torch.randn(1, 4))
+"""
+
+
+def test_an_agents_action_selection_called_on_its_instance_is_inference() -> None:
+    source = AGENT.format(decorator="")
+    assert findings(source, "TW012") == [(line_of(source, "MARK"), "TW012")]
+
+
+def test_an_agents_action_selection_under_no_grad_is_fine() -> None:
+    assert findings(AGENT.format(decorator="    @torch.no_grad()"), "TW012") == []
+
+
+# -- a helper shared by training and evaluation: reported at the evaluating call -----------
+SHARED_HELPER = """\
+import torch
+
+model = torch.nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def process(x):
+    return model(x)  # FORWARD
+
+{training}
+for x, y in val_loader:
+    pred = process(x)  # EVAL-CALL
+    print((pred.argmax(1) == y).sum().item())
+"""
+TRAINING_THROUGH_THE_HELPER = """\
+for x, y in train_loader:
+    loss = torch.nn.functional.cross_entropy(process(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_a_helper_shared_with_training_is_reported_at_the_evaluating_call() -> None:
+    # no_grad inside process() would break training: the fix belongs at the call
+    source = SHARED_HELPER.format(training=TRAINING_THROUGH_THE_HELPER)
+    assert findings(source, "TW012") == [(line_of(source, "EVAL-CALL"), "TW012")]
+
+
+def test_an_evaluation_only_helper_is_reported_at_its_forward() -> None:
+    source = SHARED_HELPER.format(training="")
+    assert findings(source, "TW012") == [(line_of(source, "FORWARD"), "TW012")]
+
+
+# -- several optimizers each stepping after their own backward ---------------------------
+TD3_LIKE = """\
+import torch
+import torch.nn.functional as F
+
+critic_1, critic_2, actor = torch.nn.Linear(4, 1), torch.nn.Linear(4, 1), torch.nn.Linear(4, 4)
+opt_1 = torch.optim.Adam(critic_1.parameters())
+opt_2 = torch.optim.Adam(critic_2.parameters())
+opt_a = torch.optim.Adam(actor.parameters())
+for i, (s, target) in enumerate(batches):
+    loss_1 = F.mse_loss(critic_1(s), target)
+    opt_1.zero_grad()
+    loss_1.backward()  # MARK-1
+{step_1}
+    loss_2 = F.mse_loss(critic_2(s), target)
+    opt_2.zero_grad()
+    loss_2.backward()
+    opt_2.step()
+    if i % 2 == 0:
+        actor_loss = -critic_1(actor(s)).mean()
+        opt_a.zero_grad()
+        actor_loss.backward()
+        opt_a.step()
+"""
+
+
+def test_each_optimizer_stepping_after_its_backward_is_not_accumulation() -> None:
+    assert findings(TD3_LIKE.format(step_1="    opt_1.step()"), "TW017") == []
+
+
+def test_a_backward_left_for_a_gated_step_is_still_accumulation() -> None:
+    # critic_1's gradients wait for a step every 2 iterations: accumulated, not divided
+    source = TD3_LIKE.format(step_1="    if i % 2 == 0:\n        opt_1.step()")
+    assert (line_of(source, "MARK-1"), "TW017") in findings(source, "TW017")

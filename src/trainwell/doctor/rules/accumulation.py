@@ -94,6 +94,17 @@ def check_accumulation_scaling(w: ScopeWalker) -> None:
                 )
 
 
+def _stepped_by_another(w: ScopeWalker, back: Event, step: Event, gate: tuple) -> bool:
+    """Another optimizer steps right after ``back`` on every iteration (TD3's critics step
+    each iteration, its actor every ``policy_delay``): those gradients are that step's."""
+    for e in w.events[back.seq + 1 :]:
+        if e.kind == BACKWARD:
+            return False
+        if e.kind == STEP and gate not in e.path and e.receiver != step.receiver:
+            return True
+    return False
+
+
 def _accumulating_backwards(w: ScopeWalker, step: Event) -> list[Event]:
     found: list[Event] = []
     home = step.loops[-1] if step.loops else None
@@ -112,6 +123,7 @@ def _accumulating_backwards(w: ScopeWalker, step: Event) -> list[Event]:
                 and gate not in e.path
                 and compatible(e.path, step.path)
                 and not e.engine  # accelerator.backward(loss) may divide by itself
+                and not _stepped_by_another(w, e, step, gate)
             ]
     for e in w.events:
         if e.kind != BACKWARD or not e.loops or e.engine:

@@ -20,6 +20,7 @@ from ..events import (
     TRAIN,
     Event,
     RawFinding,
+    Summary,
 )
 from ..foreign import ForeignNode
 from ._common import caller_key, flow_of, inference_discards, is_module_method, is_training
@@ -284,7 +285,19 @@ def collect_no_grad_candidates(w: ScopeWalker) -> None:
                 line, col = getattr(via, "lineno", 1), getattr(via, "col_offset", 0) + 1
                 message = f"{forward.func}() (in {forward.path}:{forward.lineno}): {message}"
         finding = RawFinding("TW012", line, col, message, path)
+        if via is not forward and path is None and isinstance(via, ast.Call):
+            finding.at_call = _at_call(via, f"{dotted(via.func)}(...) runs {e.receiver}", message)
+            finding.helper = _summary_at(w, via)
         w.fa.no_grad_candidates.append((_owner(w), finding))
+
+
+def _at_call(call: ast.Call, what: str, message: str) -> RawFinding:
+    """The same finding, at the call of the helper that runs the forward."""
+    return RawFinding("TW012", call.lineno, call.col_offset + 1, f"{what}: {message}")
+
+
+def _summary_at(w: ScopeWalker, call: ast.AST) -> Summary | None:
+    return next((e.summary for e in w.events if e.node is call and e.kind == CALL), None)
 
 
 def _unguarded_forward(after: list[Event], key: str) -> tuple[ast.AST, ast.AST] | None:
@@ -324,6 +337,10 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     indices, detached copies or logging; anything handed to code the analysis cannot see
     counts as used.  A model's own method (``model.pi(x)``) is reported where it is called.
     """
+    for call in flow_of(w).trained_calls:
+        helper = _summary_at(w, call)
+        if helper is not None:
+            w.fa.trained_helpers.append(helper)
     if w.facts.grad_machinery or is_module_method(w) or _registers_hooks(w):
         return
     reported = _reported_models(w)
@@ -359,6 +376,10 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
                 continue
             path = site.path
         finding = RawFinding("TW012", line, col, message, path)
+        if site is not node and path is None and isinstance(node, ast.Call):
+            finding.at_call = _at_call(node, f"{what}(...)", message.partition(": ")[2] or message)
+            finding.at_call.message = message
+            finding.helper = _summary_at(w, node)
         w.fa.no_grad_candidates.append((_owner(w), finding))
 
 
