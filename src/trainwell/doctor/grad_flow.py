@@ -27,73 +27,30 @@ from typing import Protocol
 from . import values as V
 from ._astutil import dotted, last_part
 from .events import CALL, FORWARD, OPAQUE, Event, Summary
+from .graph_calls import (
+    BACKWARD_CALLS,
+    BUILTINS_PURE,
+    CONSUMING_METHODS,
+    CONTAINER_METHODS,
+    CUTTING_ATTRS,
+    CUTTING_FUNCTIONS,
+    CUTTING_METHODS,
+    GRAD_FUNCTIONS,
+    NOT_FOLLOWED_METHODS,
+    PURE_LIBRARIES,
+    SHAPE_READS,
+    VALUE_KEEPING,
+    decide,
+    is_metric,
+    own_statements,
+    phase_loops,
+)
 from .scope_state import ClassInfo, FileContext
 
 GRAPH_LABEL = "@graph"  # in Summary.return_positions: the callee's own forward's graph
 BACKWARD_FATE = "backward"
 RETURN_FATE = "return"
 ESCAPE_FATE = "escape"
-
-# Tensor methods whose result carries no graph (a number, indices, a boolean mask, a sample).
-_CUTTING_METHODS = {
-    "item", "tolist", "numpy", "detach", "detach_", "argmax", "argmin", "argsort", "sample",
-    "long", "int", "bool", "byte", "short", "eq", "ne", "lt", "le", "gt", "ge", "isnan",
-    "isinf", "isfinite", "nonzero", "size", "dim", "numel", "nelement", "any", "all",
-    "equal", "allclose", "data_ptr", "get_device", "element_size", "stride", "is_contiguous",
-}  # fmt: skip
-# The cuts that keep the values: what they return may still be a loss's target.
-_VALUE_KEEPING = {"item", "tolist", "numpy", "detach", "detach_", "float", "data"}
-# Attributes that carry no graph.
-_CUTTING_ATTRS = {
-    "data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim",
-    "is_leaf", "grad_fn", "layout",
-}  # fmt: skip
-# Reading the output's shape is checking the model (``assert model(x).shape == ...`` in a
-# smoke test), not inference: it counts as a use.
-_SHAPE_READS = {"shape", "size", "dim", "ndim", "dtype"}
-# Functions (by the last part of their name) whose result carries no graph.
-_CUTTING_FUNCTIONS = {
-    "float", "int", "bool", "len", "str", "repr", "print", "format", "isinstance", "type",
-    "id", "hash", "argmax", "argmin", "argsort", "isnan", "isinf", "isfinite", "array",
-    "asarray", "save_image", "eq", "ne", "equal", "allclose", "round", "dumps", "dump",
-}  # fmt: skip
-# Calls that read what they are given and keep none of it for a backward (logging, plots,
-# metrics, progress bars): what is handed to them is consumed, not escaped.
-_CONSUMING_METHODS = {
-    "add_scalar", "add_scalars", "add_image", "add_images", "add_histogram", "add_figure",
-    "add_text", "add_embedding", "add_video", "add_pr_curve", "log", "log_dict",
-    "log_metrics", "info", "debug", "warning", "warn", "error", "write", "set_postfix",
-    "set_description", "set_postfix_str", "savefig", "imshow", "plot", "scatter", "hist",
-    "save_image", "imsave", "imwrite", "print", "format", "step",
-}  # fmt: skip
-# Methods that put what they are given into their receiver (a list, a dict, a set).
-_CONTAINER_METHODS = {"append", "extend", "insert", "add", "setdefault", "appendleft"}
-# Libraries whose functions compute on what they are given and keep none of it.
-_PURE_LIBRARIES = (
-    "torch.",
-    "numpy.",
-    "np.",
-    "math.",
-    "torchvision.",
-    "PIL.",
-    "matplotlib.",
-    "plt.",
-    "sklearn.",
-    "scipy.",
-    "einops.",
-    "random.",
-    "F.",
-)
-# Calls that backpropagate what they are given (``loss.backward()``, ``accelerator.backward(
-# loss)``, ``self.manual_backward(loss)``), or take gradients of it.
-_BACKWARD_CALLS = {"backward", "manual_backward"}
-_GRAD_FUNCTIONS = {"torch.autograd.grad", "torch.autograd.backward"}
-# Methods of a model class not followed as inference (they train, or return the model).
-_NOT_FOLLOWED_METHODS = {"forward", "train", "eval", "to", "cuda", "cpu", "__init__"}
-_BUILTINS_PURE = {
-    "max", "min", "sum", "abs", "list", "tuple", "dict", "set", "zip", "enumerate", "sorted",
-    "reversed", "map", "filter", "iter", "next", "range", "divmod", "pow", "getattr",
-}  # fmt: skip
 
 
 class FlowContext(Protocol):
@@ -172,7 +129,7 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
     result.feeds_training = flow.feeds_training
     # for phase in ("train", "val"): each phase on its own, so that the forward of the
     # validation phase is not counted as used by the train phase's backward()
-    for name, values in _phase_loops(w.body):
+    for name, values in phase_loops(w.body):
         training = next((v for v in values if "train" in v.lower()), values[0])
         for value in values:
             phased = _Flow(w, sources, grad_on, summaries, {name: value})
@@ -209,50 +166,6 @@ def _discards(flow: _Flow) -> list[tuple[ast.AST, ast.AST]]:
     return found + [(call, call) for call in flow.discarding]
 
 
-def _phase_loops(body: list[ast.stmt]) -> list[tuple[str, list[str]]]:
-    """``for phase in ["train", "val"]:`` loops of the scope: (name, the phases)."""
-    loops = []
-    for node in _own_statements(body):
-        if (
-            isinstance(node, (ast.For, ast.AsyncFor))
-            and isinstance(node.target, ast.Name)
-            and isinstance(node.iter, (ast.List, ast.Tuple))
-            and len(node.iter.elts) >= 2
-            and all(
-                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.iter.elts
-            )
-        ):
-            loops.append((node.target.id, [e.value for e in node.iter.elts]))  # type: ignore[attr-defined]
-    return loops
-
-
-def decide(test: ast.expr, assume: dict[str, str]) -> bool | None:
-    """The value of an ``if`` test under ``phase == value`` assumptions (None: not decided).
-
-    ``phase == "train"``, ``phase != "val"``, ``phase in ("val", "test")``, and ``not`` of
-    one of these.
-    """
-    if not assume:
-        return None
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = decide(test.operand, assume)
-        return None if inner is None else not inner
-    if not (
-        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
-    ):
-        return None
-    value = assume.get(test.left.id)
-    if value is None:
-        return None
-    op, right = test.ops[0], test.comparators[0]
-    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
-        return (value == right.value) == isinstance(op, ast.Eq)
-    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
-        members = [e.value for e in right.elts if isinstance(e, ast.Constant)]
-        return (value in members) == isinstance(op, ast.In)
-    return None
-
-
 class _Flow:
     """The pass itself: an environment of taints, walked in statement order."""
 
@@ -277,7 +190,7 @@ class _Flow:
         self.returned_tuples: list[list[Taint] | None] = []  # per return: its elements
         self.call_elements: dict[ast.AST, list[Taint]] = {}  # a called tuple-return, split
         self.captured = _names_in_nested_scopes(w.body)
-        self.globals = {n for s in _own_statements(w.body) if isinstance(s, ast.Global)
+        self.globals = {n for s in own_statements(w.body) if isinstance(s, ast.Global)
                         for n in s.names}  # fmt: skip
 
     # -- fates ----------------------------------------------------------------------------
@@ -433,9 +346,9 @@ class _Flow:
             return self.env.get(node.id, _CLEAN)
         if isinstance(node, ast.Attribute):
             base = self.ev(node.value)
-            if node.attr in _SHAPE_READS:
+            if node.attr in SHAPE_READS:
                 self.fate(base, ESCAPE_FATE)  # a shape check: a smoke test, not inference
-            if node.attr in _CUTTING_ATTRS:
+            if node.attr in CUTTING_ATTRS:
                 return self.cut(base, keeps_values=node.attr == "data")
             name = dotted(node)
             return base | (self.env.get(name, _CLEAN) if name else _CLEAN)
@@ -493,7 +406,7 @@ class _Flow:
             own = frozenset({_Origin(call)})
         name = self.w.fa.imports.resolve(func) or ""
         tail = func.attr if isinstance(func, ast.Attribute) else last_part(name)
-        if tail in _BACKWARD_CALLS or name in _GRAD_FUNCTIONS:
+        if tail in BACKWARD_CALLS or name in GRAD_FUNCTIONS:
             self.fate(receiver | passed, BACKWARD_FATE)
             return _CLEAN
         summary = self.summaries.get(call)
@@ -511,22 +424,22 @@ class _Flow:
                 self.call_elements[call] = self.split_return(call, summary, own, arg_taints)
             return result
         if isinstance(func, ast.Attribute):
-            if tail in _SHAPE_READS:
+            if tail in SHAPE_READS:
                 self.fate(receiver, ESCAPE_FATE)
-            if tail in _CUTTING_METHODS:
-                return own | self.cut(receiver | passed, tail in _VALUE_KEEPING)
+            if tail in CUTTING_METHODS:
+                return own | self.cut(receiver | passed, tail in VALUE_KEEPING)
             if self._is_library(name):  # torch.log(p), np.exp(x): computation, not logging
                 return own | receiver | passed
             if receiver:  # a method of a tensor (or object) holding a graph: it carries on
                 return own | receiver | passed
-            if tail in _CONTAINER_METHODS:
+            if tail in CONTAINER_METHODS:
                 self.into(func.value, passed)
                 return own
-            if tail in _CONSUMING_METHODS:
+            if tail in CONSUMING_METHODS:
                 self.sunk |= passed
                 return own
-        if tail in _CUTTING_FUNCTIONS or _is_metric(tail):
-            return own | self.cut(passed, tail in _VALUE_KEEPING)
+        if tail in CUTTING_FUNCTIONS or is_metric(tail):
+            return own | self.cut(passed, tail in VALUE_KEEPING)
         if call in self.sources or self._is_pure(name, func):
             return own | passed
         self.fate(passed, ESCAPE_FATE)  # unknown code: it may keep it for a backward
@@ -539,7 +452,7 @@ class _Flow:
             return None
         info = self.w.fa.classes[value.cls]
         method = info.methods.get(func.attr)
-        if method is None or func.attr in _NOT_FOLLOWED_METHODS:
+        if method is None or func.attr in NOT_FOLLOWED_METHODS:
             return None
         return self.w.fa.summary_of(method)
 
@@ -600,10 +513,10 @@ class _Flow:
 
     @staticmethod
     def _is_library(name: str) -> bool:
-        return bool(name) and name.startswith(_PURE_LIBRARIES)
+        return bool(name) and name.startswith(PURE_LIBRARIES)
 
     def _is_pure(self, name: str, func: ast.expr) -> bool:
-        if name in _BUILTINS_PURE or self._is_library(name):
+        if name in BUILTINS_PURE or self._is_library(name):
             return True
         value = self.w.lookup(dotted(func)) if isinstance(func, (ast.Name, ast.Attribute)) else None
         return value is not None and value.kind in {V.CRITERION, V.MODEL}
@@ -619,24 +532,6 @@ def _bind_arguments(call: ast.Call, params: list[str], taints: list[Taint]) -> d
         if kw.arg in params:
             bound[kw.arg] = taint
     return bound
-
-
-def _is_metric(name: str) -> bool:
-    """``accuracy(out, y)``, ``compute_acc(...)``: a metric, never backpropagated."""
-    words = set(name.lower().split("_"))
-    return "accuracy" in words or "acc" in words or "metric" in words or "metrics" in words
-
-
-def _own_statements(body: list[ast.stmt]):
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.stmt) and not isinstance(
-                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-            ):
-                stack.append(child)
 
 
 def _names_in_nested_scopes(body: list[ast.stmt]) -> set[str]:

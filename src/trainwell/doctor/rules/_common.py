@@ -28,7 +28,8 @@ from ..events import (
     Summary,
     is_prefix,
 )
-from ..grad_flow import GraphFlow, decide, graph_flow
+from ..grad_flow import GraphFlow, graph_flow
+from ..graph_calls import decide
 from ..values import Value
 
 # Calls that certainly do not change a model's train/eval mode even though they receive it.

@@ -1,0 +1,135 @@
+"""What the calls and statements of a script do to an autograd graph, for grad_flow.py.
+
+The tables name the tensor methods, functions and attributes that cut a graph (a number, an
+index, a detached copy), the calls that only read what they are given (logging, plots),
+those that put it in a container, and the libraries that compute on it without keeping it.
+:func:`decide` and :func:`phase_loops` let the pass follow a ``for phase in ("train",
+"val")`` loop one phase at a time.
+"""
+
+from __future__ import annotations
+
+import ast
+
+# Tensor methods whose result carries no graph (a number, indices, a boolean mask, a sample).
+CUTTING_METHODS = {
+    "item", "tolist", "numpy", "detach", "detach_", "argmax", "argmin", "argsort", "sample",
+    "long", "int", "bool", "byte", "short", "eq", "ne", "lt", "le", "gt", "ge", "isnan",
+    "isinf", "isfinite", "nonzero", "size", "dim", "numel", "nelement", "any", "all",
+    "equal", "allclose", "data_ptr", "get_device", "element_size", "stride", "is_contiguous",
+}  # fmt: skip
+# The cuts that keep the values: what they return may still be a loss's target.
+VALUE_KEEPING = {"item", "tolist", "numpy", "detach", "detach_", "float", "data"}
+# Attributes that carry no graph.
+CUTTING_ATTRS = {
+    "data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim",
+    "is_leaf", "grad_fn", "layout",
+}  # fmt: skip
+# Reading the output's shape is checking the model (``assert model(x).shape == ...`` in a
+# smoke test), not inference: it counts as a use.
+SHAPE_READS = {"shape", "size", "dim", "ndim", "dtype"}
+# Functions (by the last part of their name) whose result carries no graph.
+CUTTING_FUNCTIONS = {
+    "float", "int", "bool", "len", "str", "repr", "print", "format", "isinstance", "type",
+    "id", "hash", "argmax", "argmin", "argsort", "isnan", "isinf", "isfinite", "array",
+    "asarray", "save_image", "eq", "ne", "equal", "allclose", "round", "dumps", "dump",
+}  # fmt: skip
+# Calls that read what they are given and keep none of it for a backward (logging, plots,
+# metrics, progress bars): what is handed to them is consumed, not escaped.
+CONSUMING_METHODS = {
+    "add_scalar", "add_scalars", "add_image", "add_images", "add_histogram", "add_figure",
+    "add_text", "add_embedding", "add_video", "add_pr_curve", "log", "log_dict",
+    "log_metrics", "info", "debug", "warning", "warn", "error", "write", "set_postfix",
+    "set_description", "set_postfix_str", "savefig", "imshow", "plot", "scatter", "hist",
+    "save_image", "imsave", "imwrite", "print", "format", "step",
+}  # fmt: skip
+# Methods that put what they are given into their receiver (a list, a dict, a set).
+CONTAINER_METHODS = {"append", "extend", "insert", "add", "setdefault", "appendleft"}
+# Libraries whose functions compute on what they are given and keep none of it.
+PURE_LIBRARIES = (
+    "torch.",
+    "numpy.",
+    "np.",
+    "math.",
+    "torchvision.",
+    "PIL.",
+    "matplotlib.",
+    "plt.",
+    "sklearn.",
+    "scipy.",
+    "einops.",
+    "random.",
+    "F.",
+)
+# Calls that backpropagate what they are given (``loss.backward()``, ``accelerator.backward(
+# loss)``, ``self.manual_backward(loss)``), or take gradients of it.
+BACKWARD_CALLS = {"backward", "manual_backward"}
+GRAD_FUNCTIONS = {"torch.autograd.grad", "torch.autograd.backward"}
+# Methods of a model class not followed as inference (they train, or return the model).
+NOT_FOLLOWED_METHODS = {"forward", "train", "eval", "to", "cuda", "cpu", "__init__"}
+BUILTINS_PURE = {
+    "max", "min", "sum", "abs", "list", "tuple", "dict", "set", "zip", "enumerate", "sorted",
+    "reversed", "map", "filter", "iter", "next", "range", "divmod", "pow", "getattr",
+}  # fmt: skip
+
+
+def phase_loops(body: list[ast.stmt]) -> list[tuple[str, list[str]]]:
+    """``for phase in ["train", "val"]:`` loops of the scope: (name, the phases)."""
+    loops = []
+    for node in own_statements(body):
+        if (
+            isinstance(node, (ast.For, ast.AsyncFor))
+            and isinstance(node.target, ast.Name)
+            and isinstance(node.iter, (ast.List, ast.Tuple))
+            and len(node.iter.elts) >= 2
+            and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.iter.elts
+            )
+        ):
+            loops.append((node.target.id, [e.value for e in node.iter.elts]))  # type: ignore[attr-defined]
+    return loops
+
+
+def decide(test: ast.expr, assume: dict[str, str]) -> bool | None:
+    """The value of an ``if`` test under ``phase == value`` assumptions (None: not decided).
+
+    ``phase == "train"``, ``phase != "val"``, ``phase in ("val", "test")``, and ``not`` of
+    one of these.
+    """
+    if not assume:
+        return None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = decide(test.operand, assume)
+        return None if inner is None else not inner
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+    ):
+        return None
+    value = assume.get(test.left.id)
+    if value is None:
+        return None
+    op, right = test.ops[0], test.comparators[0]
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
+        return (value == right.value) == isinstance(op, ast.Eq)
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        members = [e.value for e in right.elts if isinstance(e, ast.Constant)]
+        return (value in members) == isinstance(op, ast.In)
+    return None
+
+
+def is_metric(name: str) -> bool:
+    """``accuracy(out, y)``, ``compute_acc(...)``: a metric, never backpropagated."""
+    words = set(name.lower().split("_"))
+    return "accuracy" in words or "acc" in words or "metric" in words or "metrics" in words
+
+
+def own_statements(body: list[ast.stmt]):
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt) and not isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+            ):
+                stack.append(child)
