@@ -69,6 +69,33 @@ def _evident_models(nodes: list[ast.AST]) -> set[str]:
     return found
 
 
+_CLI_DECORATORS = {"command", "main", "callback"}  # click.command, app.command, hydra.main
+
+
+def _entry_points(
+    tree: ast.Module, functions: dict[str, ast.AST], imports: Imports
+) -> set[ast.AST]:
+    """Functions the command line runs without a call in sight: ``fire.Fire()`` (every
+    function), ``fire.Fire(main)`` or ``fire.Fire({"train": train})``, ``@click.command()``,
+    ``@app.command()``, ``@hydra.main(...)``."""
+    found: set[ast.AST] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and last_part(imports.resolve(node.func)) == "Fire":
+            if not node.args:
+                found |= set(functions.values())
+            for arg in node.args:
+                values = arg.values if isinstance(arg, ast.Dict) else [arg]
+                found |= {
+                    functions[v.id] for v in values if isinstance(v, ast.Name) and v.id in functions
+                }
+    for func in functions.values():
+        for deco in func.decorator_list:  # type: ignore[attr-defined]
+            target = deco.func if isinstance(deco, ast.Call) else deco
+            if last_part(dotted(target)) in _CLI_DECORATORS and isinstance(target, ast.Attribute):
+                found.add(func)
+    return found
+
+
 class Checks(WalkHooks, Protocol):
     """The rules the walk calls back into (``trainwell.doctor.rules.CHECKS`` is one).
 
@@ -129,6 +156,7 @@ class FileAnalysis:
         # class: a class the analysis cannot see (``from models import *``) is a model then
         self.evident_models: set[str] = _evident_models(self.nodes)
         self._index()
+        self.entry_points: set[ast.AST] = _entry_points(self.tree, self.functions, self.imports)
 
     # -- indexing -------------------------------------------------------------------------
     def _index(self) -> None:
@@ -194,6 +222,8 @@ class FileAnalysis:
             ):
                 finding = finding.at_call
             sites = self.call_sites.get(func, []) if func is not None else [False]
+            if not sites and func in self.entry_points:
+                sites = [False]  # fire.Fire() / @click.command: run from the command line
             key = (finding.code, finding.line, finding.col)
             if sites and not all(sites) and key not in seen:
                 seen.add(key)

@@ -328,12 +328,12 @@ def _loss_value(call: ast.Call) -> Value:
     """A criterion's result: a loss, or a plain tensor when every input was detached
     (``criterion(pred.detach().cpu(), true.detach().cpu())`` for logging: no graph)."""
     inputs = [*call.args, *(k.value for k in call.keywords)]
-    if inputs and all(_detached(node) for node in inputs):
+    if inputs and all(detached(node) for node in inputs):
         return Value(V.TENSOR)
     return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
 
 
-def _detached(node: ast.expr) -> bool:
+def detached(node: ast.expr) -> bool:
     """``x.detach()``, ``x.detach().cpu()``, ``x.data``, a constant: no graph in it."""
     if isinstance(node, ast.Constant):
         return True

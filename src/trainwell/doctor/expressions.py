@@ -15,7 +15,7 @@ import ast
 
 from . import values as V
 from ._astutil import dotted, last_part
-from .call_effects import CallEffects
+from .call_effects import CallEffects, detached
 from .call_resolution import CallResolution
 from .events import OPAQUE
 from .foreign import ForeignClass, ForeignFunction
@@ -38,12 +38,18 @@ class ExpressionWalker(CallResolution, CallEffects):
             return
         if isinstance(target, ast.Subscript):
             self.ev(target.slice)
-            self._at_accumulate(container_of(target.value), value, target)
+            if not isinstance(target.slice, ast.Constant):
+                # losses["d"] = d_loss overwrites one slot: it keeps one graph, not a history
+                self._at_accumulate(container_of(target.value), value, target)
             return
         name = dotted(target)
         if name is None:
             return
-        if name in self.backward_names and (value is None or value.kind in {V.TENSOR, V.OUTPUT}):
+        if (
+            name in self.backward_names
+            and (value is None or value.kind in {V.TENSOR, V.OUTPUT})
+            and not (value_node is not None and detached(value_node))
+        ):
             value = Value(V.LOSS)
         self.env[name] = value
         self.bind_loops[name] = tuple(self.loop_stack)

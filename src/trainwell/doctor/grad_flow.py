@@ -83,6 +83,9 @@ class GraphFlow:
     return_positions: tuple[frozenset[str], ...] | None = None
     # calls of graph-returning functions whose graph this scope backpropagates
     trained_calls: set[ast.AST] = field(default_factory=set)
+    # forwards on data (no graph upstream) whose output this scope backpropagates: a frozen
+    # model among them (a teacher in eval()) builds a graph that only wastes the backward
+    backprop_from_data: set[ast.AST] = field(default_factory=set)
     # discarded forwards whose detached values feed a backward(): part of a training step
     feeds_training: set[ast.AST] = field(default_factory=set)
     # discards found only in one phase of a ``for phase in ("train", "val")`` loop
@@ -143,7 +146,9 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
     returned = [
         o.node
         for o, f in flow.fates.items()
-        if RETURN_FATE in f and not o.cut and o.node in flow.sites
+        # a graph the function already backpropagated (``return output, loss.item()`` after
+        # ``loss.backward()``) costs its callers nothing more
+        if RETURN_FATE in f and BACKWARD_FATE not in f and not o.cut and o.node in flow.sites
     ]
     if returned:
         result.returns_graph = True
@@ -152,6 +157,9 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
     result.trained_calls = {
         node for node in sources if BACKWARD_FATE in flow.fates.get(_Origin(node), ())
     }
+    result.backprop_from_data = {
+        node for node in result.trained_calls if node in flow.data_input and node is sources[node]
+    }
     return result
 
 
@@ -159,7 +167,10 @@ def _discards(flow: _Flow) -> list[tuple[ast.AST, ast.AST]]:
     found = []
     for node, site in flow.sites.items():
         origin = _Origin(node)
-        if node in flow.reached and origin in flow.sunk and not flow.fates.get(origin):
+        # a forward whose result is never read is a demo; a helper's call is read through
+        # what else it returns (loss, acc = fast_adapt(...); only acc printed)
+        read = origin in flow.sunk or node in flow.summaries
+        if node in flow.reached and read and not flow.fates.get(origin):
             if BACKWARD_FATE in flow.fates.get(_Origin(node, cut=True), ()):
                 flow.feeds_training.add(node)
             found.append((node, site))
@@ -178,6 +189,7 @@ class _Flow:
         self.env: dict[str, Taint] = {p: frozenset({_Origin(p)}) for p in w.params}
         self.fates: dict[_Origin, set[str]] = {}
         self.reached: set[ast.AST] = set()
+        self.data_input: set[ast.AST] = set()  # forwards whose inputs carry no graph
         # origins read as numbers, indices, detached copies, logs: what makes a discard (a
         # forward whose result is never read at all is a demo, not inference)
         self.sunk: set[_Origin] = set()
@@ -404,6 +416,8 @@ class _Flow:
         if call in self.sources:
             self.reached.add(call)
             own = frozenset({_Origin(call)})
+            if not any(not o.cut for o in receiver | passed):
+                self.data_input.add(call)  # teacher(x): nothing upstream needs the graph
         name = self.w.fa.imports.resolve(func) or ""
         tail = func.attr if isinstance(func, ast.Attribute) else last_part(name)
         if tail in BACKWARD_CALLS or name in GRAD_FUNCTIONS:
@@ -519,7 +533,10 @@ class _Flow:
         if name in BUILTINS_PURE or self._is_library(name):
             return True
         value = self.w.lookup(dotted(func)) if isinstance(func, (ast.Name, ast.Attribute)) else None
-        return value is not None and value.kind in {V.CRITERION, V.MODEL}
+        if value is not None and value.kind in {V.CRITERION, V.MODEL}:
+            return True
+        # loss_fn(out, y) imported from a module of the project: a loss keeps nothing
+        return "loss" in last_part(name).lower() or "criterion" in last_part(name).lower()
 
 
 def _bind_arguments(call: ast.Call, params: list[str], taints: list[Taint]) -> dict[str, Taint]:
@@ -535,13 +552,31 @@ def _bind_arguments(call: ast.Call, params: list[str], taints: list[Taint]) -> d
 
 
 def _names_in_nested_scopes(body: list[ast.stmt]) -> set[str]:
-    """Names read inside functions and lambdas nested in the scope (closures)."""
+    """Free names of the functions and lambdas nested in the scope (what a closure reads of
+    this scope: not its parameters, not the names it binds itself)."""
     names: set[str] = set()
     stack: list[ast.AST] = list(body)
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            names |= _free_names(node)
             continue
         stack.extend(ast.iter_child_nodes(node))
     return names
+
+
+def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    args = func.args
+    bound = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    bound |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    loaded: set[str] = set()
+    declared: set[str] = set()  # global / nonlocal: they are the outer names
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                loaded.add(node.id)
+            else:
+                bound.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared |= set(node.names)
+    return (loaded - bound) | declared

@@ -72,8 +72,9 @@ class StatementWalker(ExpressionWalker):
             and _instantiates_class(value_node)
             and any(dotted(t) in self.fa.evident_models for t in node.targets)
         ):
-            # G = GeneratorResNet() from ``from models import *``: the class is out of
-            # sight, but G.eval() / G.parameters() elsewhere in the file say it is a module
+            # G = GeneratorResNet() from ``from models import *``, self.actor =
+            # policy_class(...): the class is out of sight, but G.eval() / G.parameters()
+            # elsewhere in the file say it is a module
             value = Value(V.MODEL)
         for target in node.targets:
             if (
@@ -285,14 +286,14 @@ class StatementWalker(ExpressionWalker):
 
 
 def _instantiates_class(node: ast.expr) -> bool:
-    """``Foo(...)``, ``models.Foo(...)``, ``Foo(...).to(device)``: a capitalised class called."""
+    """``Foo(...)``, ``policy_class(...)``, ``Foo(...).to(device)``: something built by a call."""
     while (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr in {"to", "cuda", "cpu", "float", "double", "half"}
     ):
         node = node.func.value
-    return isinstance(node, ast.Call) and last_part(dotted(node.func))[:1].isupper()
+    return isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))
 
 
 def _unwrap_iter(node: ast.expr) -> ast.expr:

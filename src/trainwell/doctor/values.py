@@ -132,7 +132,8 @@ _NAME_HEURISTICS: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"^(model|net|network|generator|discriminator|classifier|encoder|decoder|student"
-            r"|teacher|backbone)(_?[a-z0-9]+)?$|_(model|net)$|^net[A-Z]\w*$",
+            r"|teacher|backbone)(_?[a-z0-9]+)?$|_(model|net)$|^net[A-Z]\w*$"
+            r"|^(policy|actor|critic)(_?(net|network|model|old|new|target|\d+))?$",
             re.I,
         ),
         MODEL,
@@ -181,6 +182,7 @@ def value_from_name(name: str) -> Value | None:
 
 _EPOCH_WORD = re.compile(r"epoch", re.I)
 _STEP_WORD = re.compile(r"step|iter|batch|len|sample", re.I)
+_SCHEDULER_STEP = re.compile(r"(lr|sched|scheduler)_?step(_?size)?$", re.I)
 # A LambdaLR whose lambda mentions a count of steps/iterations is a per-step schedule.
 _TOTAL_STEPS = re.compile(r"steps|iters|iterations", re.I)
 
@@ -206,6 +208,8 @@ def expr_unit(node: ast.AST | None) -> str | None:
     if literal is not None:
         return "epoch" if literal < 1000 else None
     words = names_in(node)
+    if any(_SCHEDULER_STEP.search(w) for w in words):
+        return None  # opt.lr_scheduler_step, args.lr_step: the schedule's own step, any unit
     if any(_STEP_WORD.search(w) for w in words):
         return "step"
     if words and any(_EPOCH_WORD.search(w) for w in words):

@@ -1022,3 +1022,222 @@ def test_a_backward_left_for_a_gated_step_is_still_accumulation() -> None:
     # critic_1's gradients wait for a step every 2 iterations: accumulated, not divided
     source = TD3_LIKE.format(step_1="    if i % 2 == 0:\n        opt_1.step()")
     assert (line_of(source, "MARK-1"), "TW017") in findings(source, "TW017")
+
+
+# -- functions the command line runs --------------------------------------------------------
+FIRE_CLI = """\
+import fire
+import torch
+
+model = torch.nn.Linear(4, 2)
+
+
+def generate(n=4):
+    out = model(torch.randn(n, 4))  # MARK
+    print(out.argmax(1).tolist())
+
+
+if __name__ == "__main__":
+    fire.Fire({expose})
+"""
+
+
+def test_a_function_exposed_by_fire_is_run_with_autograd_on() -> None:
+    for expose in ("", "generate", '{"gen": generate}'):
+        source = FIRE_CLI.format(expose=expose)
+        assert findings(source, "TW012") == [(line_of(source, "MARK"), "TW012")]
+
+
+def test_a_function_nothing_exposes_is_left_to_its_callers() -> None:
+    assert findings(FIRE_CLI.format(expose="main"), "TW012") == []
+
+
+# -- a GAN train() that steps every k batches still trains on every call ------------------
+GATED_GAN_TRAIN = """\
+import torch
+from torchvision.utils import save_image
+
+
+def train(netg, netd, opt_d, loader, d_every):
+    for ii, real in enumerate(loader):
+        if ii % d_every == 0:
+            loss = netd(netg(torch.randn(8, 4)).detach()).mean() - netd(real).mean()
+            opt_d.zero_grad()
+            loss.backward()
+            opt_d.step()
+    fake = netg(fixed_noise)  # MARK
+    save_image(fake.data, "fake.png")
+"""
+
+
+def test_a_function_stepping_under_a_modulo_gate_trains_on_every_call() -> None:
+    assert findings(GATED_GAN_TRAIN, "TW012") == [(line_of(GATED_GAN_TRAIN, "MARK"), "TW012")]
+
+
+def test_a_function_stepping_under_a_flag_may_be_an_evaluation() -> None:
+    source = GATED_GAN_TRAIN.replace("if ii % d_every == 0:", "if d_every:")
+    assert findings(source, "TW012") == []
+
+
+# -- a frozen teacher on the backward path ----------------------------------------------
+DISTILL = """\
+import torch
+import torch.nn.functional as F
+
+student, teacher = torch.nn.Linear(4, 3), torch.nn.Linear(4, 3)
+teacher.eval()
+opt = torch.optim.SGD(student.parameters(), lr=0.1)
+for x, y in loader:
+    t = teacher({teacher_input})  # MARK
+    loss = F.mse_loss(student(x), t)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_frozen_teacher_on_data_feeding_the_loss_is_inference() -> None:
+    source = DISTILL.format(teacher_input="x")
+    assert findings(source, "TW012") == [(line_of(source, "MARK"), "TW012")]
+
+
+def test_a_frozen_network_on_a_generated_input_is_a_perceptual_loss() -> None:
+    # vgg(fake): the graph through the frozen network carries the generator's gradient
+    assert findings(DISTILL.format(teacher_input="student(x)"), "TW012") == []
+
+
+def test_a_teacher_frozen_by_requires_grad_builds_no_graph() -> None:
+    source = DISTILL.format(teacher_input="x").replace(
+        "teacher.eval()", "teacher.eval()\nteacher.requires_grad_(False)"
+    )
+    assert findings(source, "TW012") == []
+
+
+# -- closures read their free names only ---------------------------------------------------
+CLOSURE = """\
+import torch
+
+model = torch.nn.Linear(4, 2)
+
+
+def helper(x):
+    {body}
+
+
+for x, y in test_loader:
+    out = model(x)  # MARK
+    print((out.argmax(1) == y).sum().item())
+"""
+
+
+def test_a_function_with_its_own_local_of_the_same_name_is_no_closure() -> None:
+    source = CLOSURE.format(body="out = x * 2\n    return out")
+    assert findings(source, "TW012") == [(line_of(source, "MARK"), "TW012")]
+
+
+def test_a_function_reading_the_name_may_backpropagate_it() -> None:
+    assert findings(CLOSURE.format(body="return out.sum()"), "TW012") == []
+
+
+# -- TW011: one slot, a per-batch sum, a detached rebinding --------------------------------
+GAN_LOSS_DICT = """\
+import torch
+
+model = torch.nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+losses = {{}}
+for x in loader:
+    d_loss = model(x).mean()
+    opt.zero_grad()
+    d_loss.backward()
+    opt.step()
+    losses[{key}] = d_loss  # MARK
+"""
+
+
+def test_a_loss_stored_under_a_fixed_key_keeps_one_graph() -> None:
+    assert findings(GAN_LOSS_DICT.format(key='"d"'), "TW011") == []
+
+
+def test_a_loss_stored_under_a_new_key_each_step_keeps_them_all() -> None:
+    source = GAN_LOSS_DICT.format(key="len(losses)")
+    assert findings(source, "TW011") == [(line_of(source, "MARK"), "TW011")]
+
+
+PER_BATCH_SUM = """\
+import torch
+
+students = [torch.nn.Linear(4, 2) for _ in range(3)]
+opts = [torch.optim.SGD(s.parameters(), lr=0.1) for s in students]
+{reset_outside}
+for x, y in loader:
+    {reset_inside}
+    for i in range(3):
+        loss = torch.nn.functional.cross_entropy(students[i](x), y)
+        loss.backward()
+        opts[i].step()
+        total += loss  # MARK
+"""
+
+
+def test_a_sum_reset_every_batch_is_not_kept_across_steps() -> None:
+    source = PER_BATCH_SUM.format(reset_outside="", reset_inside="total = 0")
+    assert findings(source, "TW011") == []
+
+
+def test_a_sum_over_the_whole_epoch_is_kept_across_steps() -> None:
+    source = PER_BATCH_SUM.format(reset_outside="total = 0", reset_inside="pass")
+    assert findings(source, "TW011") == [(line_of(source, "MARK"), "TW011")]
+
+
+def test_a_loss_rebound_to_its_detached_value_is_a_number() -> None:
+    source = PER_BATCH_SUM.format(reset_outside="total = 0", reset_inside="pass").replace(
+        "        total += loss  # MARK",
+        "        loss = loss.detach().cpu().numpy()\n        total += loss",
+    )
+    assert findings(source, "TW011") == []
+
+
+# -- a schedule's own "step" setting is not a count of optimizer steps -----------------------
+STEPLR_BY_EPOCH = """\
+import torch
+
+model = torch.nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size={size}, gamma=0.5)
+for epoch in range(opt.epochs):
+    for x, y in loader:
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    scheduler.step()  # MARK
+"""
+
+
+def test_a_step_size_named_after_the_scheduler_is_not_counted_in_batches() -> None:
+    assert findings(STEPLR_BY_EPOCH.format(size="opt.lr_scheduler_step")) == []
+
+
+def test_a_step_size_counted_in_iterations_stepped_per_epoch_is_tw004() -> None:
+    source = STEPLR_BY_EPOCH.format(size="opt.decay_iters")
+    assert "TW004" in {code for _, code in findings(source)}
+
+
+# -- RL networks by name ---------------------------------------------------------------------
+def test_a_policy_parameter_is_a_model_and_its_rollout_is_inference() -> None:
+    source = """\
+import torch
+
+
+def evaluate(policy, env):
+    obs = env.reset()
+    done = False
+    while not done:
+        action = policy(torch.as_tensor(obs)).argmax().item()  # MARK
+        obs, reward, done, info = env.step(action)
+
+
+evaluate(load_policy(), make_env())
+"""
+    assert findings(source, "TW012") == [(line_of(source, "MARK"), "TW012")]

@@ -174,13 +174,13 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
             continue
         # a detached value of it feeds a loss (a target network's bootstrap, a baseline):
         # part of the training step, unless the model is frozen in eval() (a teacher)
-        if node in flow.feeds_training and not _frozen(w, event):
+        if node in flow.feeds_training and not frozen(w, event):
             continue
         # a second forward of the step itself (the batch accuracy of the model being
         # trained, in train mode): the step's business too; after eval() it is evaluation
         phase = flow.phase_of.get(node)
         in_step = _in_training_iteration(w, event, {phase[0]: phase[1]} if phase else {})
-        if in_step and not (_after_eval(w, event) or _frozen(w, event)):
+        if in_step and not (_after_eval(w, event) or frozen(w, event)):
             continue
         kept.append((node, site))
     return kept
@@ -221,7 +221,7 @@ def _after_eval(w: ScopeWalker, event: Event) -> bool:
     return mode == EVAL
 
 
-def _frozen(w: ScopeWalker, forward: Event) -> bool:
+def frozen(w: ScopeWalker, forward: Event) -> bool:
     """The forward's model was put in eval() earlier in the scope and not back in train()."""
     if forward.kind != FORWARD or not forward.receiver:
         return False

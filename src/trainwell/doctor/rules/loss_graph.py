@@ -87,6 +87,11 @@ def check_accumulation(
     bound_in = w.bind_loops[container]
     if all(loop in bound_in for loop in w.loop_stack):
         return  # created in this very iteration: not kept across iterations
+    crossed = [w.loops[loop] for loop in w.loop_stack if loop not in bound_in]
+    if any(w.loops[loop].kind == "batch" for loop in bound_in) and all(
+        info.kind not in {"batch", "epoch"} for info in crossed
+    ):
+        return  # reset every batch, summed over an inner loop (students, micro-batches)
     if (
         container.split(".")[0] in w.backward_involved
         or last_part(container) in w.backward_involved

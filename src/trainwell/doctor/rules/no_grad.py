@@ -23,7 +23,14 @@ from ..events import (
     Summary,
 )
 from ..foreign import ForeignNode
-from ._common import caller_key, flow_of, inference_discards, is_module_method, is_training
+from ._common import (
+    caller_key,
+    flow_of,
+    frozen,
+    inference_discards,
+    is_module_method,
+    is_training,
+)
 from ._registry import Example, Rule, scope_check
 
 TW012 = Rule(
@@ -252,6 +259,9 @@ TW012 = Rule(
 )
 
 
+EVAL_RULE_MARK = " runs after "  # in the eval() rule's messages
+
+
 @scope_check(TW012)
 def collect_no_grad_candidates(w: ScopeWalker) -> None:
     """TW012: model(x) after model.eval() with autograd on and no gradient use in sight."""
@@ -271,7 +281,7 @@ def collect_no_grad_candidates(w: ScopeWalker) -> None:
         line = getattr(forward, "lineno", 1)
         col = getattr(forward, "col_offset", 0) + 1
         message = (
-            f"{e.receiver}(...) runs after "
+            f"{e.receiver}(...){EVAL_RULE_MARK}"
             f"{e.receiver}.eval() without torch.no_grad(): autograd records a "
             "graph for nothing"
         )
@@ -343,7 +353,10 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
             w.fa.trained_helpers.append(helper)
     if w.facts.grad_machinery or is_module_method(w) or _registers_hooks(w):
         return
-    reported = _reported_models(w)
+    reported: set = set()
+    eval_rule = [  # what the eval() rule found (it runs first)
+        c for c in w.fa.no_grad_candidates if EVAL_RULE_MARK in c[1].message
+    ]
     by_node = {e.node: e for e in w.events}
     trains = any(is_training(e) for e in w.events)
     for node, site in inference_discards(w):
@@ -353,7 +366,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
         # one finding per model and inference block: the whole scope when it does not
         # train, else each loop (an evaluation inside the training loop, one after it)
         block = (model, event.loops if event is not None and trains else ())
-        if model in reported or block in reported:
+        if block in reported or _reported_by_eval_rule(w, eval_rule, event, model):
             continue
         reported.add(block)
         line = getattr(site, "lineno", 1)
@@ -391,22 +404,72 @@ def _owner(w: ScopeWalker) -> ast.AST | None:
     ``step()`` on every call (``Solver.train`` called from ``main.py``): nobody runs a
     training step under no_grad, so its evaluation part runs with autograd on.
     """
-    if w.func is None or any(e.kind in {BACKWARD, STEP} and not e.path for e in w.events):
+    if w.func is None or any(
+        e.kind in {BACKWARD, STEP} and _every_call(w, e.path) for e in w.events
+    ):
         return None
     return w.func
 
 
-def _reported_models(w: ScopeWalker) -> set:
-    """Models whose inference in this function the eval() rule already reported."""
-    if w.func is None:
-        first, last = 1, 10**9
-    else:
-        first, last = w.func.lineno, getattr(w.func, "end_lineno", None) or 10**9
-    return {
-        f.message.partition("(")[0]
-        for _, f in w.fa.no_grad_candidates
-        if f.path is None and first <= f.line <= last
-    }
+def _every_call(w: ScopeWalker, path: tuple) -> bool:
+    """A branch path that every call of the function takes at some iteration: none, or only
+    ``if i % k == 0`` gates (a GAN stepping its discriminator every ``d_every`` batches)."""
+    for if_id, _ in path:
+        info = w.ifs.get(if_id)
+        test = getattr(info.node, "test", None) if info is not None else None
+        if test is None or not any(
+            isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)
+        ):
+            return False
+    return True
+
+
+@scope_check(TW012)
+def collect_frozen_teachers(w: ScopeWalker) -> None:
+    """TW012 for a frozen model on the backward path: ``teacher.eval()``, never trained here,
+    run on data with autograd on and its output fed to the loss. backward() then goes
+    through the whole teacher for gradients nobody uses (its inputs need none, its
+    parameters get no step); under torch.no_grad() the loss is the same."""
+    if w.facts.grad_machinery or _freezes_parameters(w):
+        return
+    for e in w.events:
+        if e.kind == FORWARD and e.node in flow_of(w).backprop_from_data and frozen(w, e):
+            message = (
+                f"{e.receiver}(...) is in eval() and not trained here, but runs with autograd "
+                "on and backward() goes through it for nothing (its input needs no gradient "
+                "and its parameters get no step): compute it under torch.no_grad()"
+            )
+            line, col = e.node.lineno, e.node.col_offset + 1  # type: ignore[attr-defined]
+            w.fa.no_grad_candidates.append((_owner(w), RawFinding("TW012", line, col, message)))
+
+
+def _freezes_parameters(w: ScopeWalker) -> bool:
+    """``requires_grad_(False)`` / ``p.requires_grad = False`` anywhere in the file: a frozen
+    model then builds no graph at all."""
+    return any(
+        (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+         and n.func.attr == "requires_grad_")
+        or (isinstance(n, ast.Attribute) and n.attr == "requires_grad"
+            and isinstance(n.ctx, ast.Store))
+        for n in w.fa.nodes
+    )  # fmt: skip
+
+
+def _reported_by_eval_rule(
+    w: ScopeWalker, found: list, event: Event | None, model: str | None
+) -> bool:
+    """The eval() rule already reported this model's inference in the same block: the
+    innermost loop around the forward, or the function."""
+    first, last = 1, 10**9
+    if event is not None and event.loops:
+        loop = w.loops[event.loops[-1]].node
+        first, last = loop.lineno, getattr(loop, "end_lineno", None) or last
+    elif w.func is not None:
+        first, last = w.func.lineno, getattr(w.func, "end_lineno", None) or last
+    return any(
+        f.path is None and first <= f.line <= last and f.message.partition("(")[0] == model
+        for _, f in found
+    )
 
 
 def _registers_hooks(w: ScopeWalker) -> bool:
