@@ -90,7 +90,8 @@ class CallEffects(ScopeState):
             return Value(V.PARAMS, alias=self.model_key(recv_name))
         if method in {"configure_optimizers", "create_optimizer"}:
             return Value(V.OPTIMIZER, alias=self.model_key(recv_name))
-        if method in {"append", "extend", "insert", "add"} and arg_vals:
+        # (not ``add``: ``averager.add(loss)`` of an unknown class usually reads loss.data)
+        if method in {"append", "extend", "insert", "appendleft"} and arg_vals:
             self._at_accumulate(container_of(recv_node), arg_vals[-1], call)
             return None
         if method in {"softmax", "log_softmax"} and kind not in {V.MODEL, V.CRITERION}:

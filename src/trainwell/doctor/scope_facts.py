@@ -84,7 +84,7 @@ def _only_freezes(scope: ast.AST) -> bool:
     """Every ``requires_grad`` of the scope freezes or reads (``p.requires_grad = False``,
     ``requires_grad_(False)``, ``if p.requires_grad``): parameters frozen for a phase, not
     input gradients; and nothing else of autograd's machinery is used."""
-    params = _parameter_loop_names(scope)
+    params = _parameter_loop_names(scope) | _created_tensors(scope)
     for node in own_nodes(scope):
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets
@@ -99,7 +99,8 @@ def _only_freezes(scope: ast.AST) -> bool:
             attr = node.func.attr
             if attr == "requires_grad_":
                 arg = node.args[0] if node.args else None
-                if not (isinstance(arg, ast.Constant) and arg.value is False):
+                frozen = isinstance(arg, ast.Constant) and arg.value is False
+                if not (frozen or dotted(node.func.value) in params):
                     return False
             elif attr in _GRAD_ATTRS - {"requires_grad", "requires_grad_"} or (
                 attr == "grad" and last_part(dotted(node.func.value)) == "autograd"
@@ -112,10 +113,42 @@ def _only_freezes(scope: ast.AST) -> bool:
                 isinstance(node, ast.keyword)
                 and node.arg == "requires_grad"
                 and not (isinstance(node.value, ast.Constant) and node.value.value is False)
+                and not _in_tensor_factory(scope, node)
             )
         ):
             return False
     return True
+
+
+# Tensor factories: ``torch.zeros(1, requires_grad=True)`` makes a parameter by hand.
+_FACTORIES = {"tensor", "randn", "rand", "zeros", "ones", "empty", "full", "normal", "arange"}
+
+
+def _is_factory_call(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and last_part(dotted(node.func)) in _FACTORIES
+        and (dotted(node.func) or "").startswith("torch.")
+    )
+
+
+def _created_tensors(scope: ast.AST) -> set[str]:
+    """Names bound to a new tensor (``weight = torch.randn(1)``): requires_grad_() on them
+    makes a hand-written parameter, not an input whose gradient is wanted."""
+    return {
+        t.id
+        for node in own_nodes(scope)
+        if isinstance(node, ast.Assign) and _is_factory_call(node.value)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+
+
+def _in_tensor_factory(scope: ast.AST, keyword: ast.keyword) -> bool:
+    return any(
+        _is_factory_call(node) and keyword in node.keywords  # type: ignore[attr-defined]
+        for node in own_nodes(scope)
+    )
 
 
 def _parameter_loop_names(scope: ast.AST) -> set[str]:

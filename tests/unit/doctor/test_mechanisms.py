@@ -1241,3 +1241,83 @@ def evaluate(policy, env):
 evaluate(load_policy(), make_env())
 """
     assert findings(source, "TW012") == [(line_of(source, "MARK"), "TW012")]
+
+
+# -- parameters made by hand are not input gradients -------------------------------------
+HAND_MADE_LINEAR = """\
+import torch
+
+weight = torch.randn(1)
+weight.requires_grad_()
+bias = torch.zeros(1, requires_grad=True)
+
+
+def model(xb):
+    return xb @ weight + bias
+
+
+net = torch.nn.Linear(1, 1)
+for x, y in loader:
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        weight -= weight.grad * 0.001
+        bias -= bias.grad * 0.001
+        weight.grad.zero_()
+        bias.grad.zero_()
+print(net(x_test).argmax(1).tolist())  # MARK
+"""
+
+
+def test_hand_made_parameters_keep_tw012_on() -> None:
+    source = HAND_MADE_LINEAR
+    assert findings(source, "TW012") == [(line_of(source, "MARK"), "TW012")]
+
+
+def test_an_input_made_to_require_gradients_turns_tw012_off() -> None:
+    source = HAND_MADE_LINEAR.replace("weight.requires_grad_()", "x_test.requires_grad_()")
+    assert findings(source, "TW012") == []
+
+
+# -- a sampling function with two loops is one inference block ------------------------------
+TWO_LOOP_SAMPLE = """\
+import torch
+
+
+def sample(model, prompt, n):
+    model.eval()
+    hidden = None
+    for ch in prompt:
+        out, hidden = model(ch, hidden)  # MARK
+    text = []
+    for _ in range(n):
+        out, hidden = model(out.argmax(-1), hidden)
+        text.append(out.argmax(-1).item())
+    return text
+
+
+print(sample(torch.nn.GRU(4, 4), prompt, 10))
+"""
+
+
+def test_a_sampling_function_gets_one_finding() -> None:
+    assert findings(TWO_LOOP_SAMPLE, "TW012") == [(line_of(TWO_LOOP_SAMPLE, "MARK"), "TW012")]
+
+
+# -- an averager's add() is not a list's append() -----------------------------------------
+def test_an_averager_add_of_the_loss_is_not_a_kept_graph() -> None:
+    source = """\
+import torch
+import utils
+
+model = torch.nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loss_avg = utils.averager()
+for x, y in loader:
+    cost = torch.nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    cost.backward()
+    opt.step()
+    loss_avg.add(cost)
+"""
+    assert findings(source, "TW011") == []

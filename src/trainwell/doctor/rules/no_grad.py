@@ -366,7 +366,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
         # one finding per model and inference block: the whole scope when it does not
         # train, else each loop (an evaluation inside the training loop, one after it)
         block = (model, event.loops if event is not None and trains else ())
-        if block in reported or _reported_by_eval_rule(w, eval_rule, event, model):
+        if block in reported or _reported_by_eval_rule(w, eval_rule, event, model, trains):
             continue
         reported.add(block)
         line = getattr(site, "lineno", 1)
@@ -446,22 +446,31 @@ def collect_frozen_teachers(w: ScopeWalker) -> None:
 def _freezes_parameters(w: ScopeWalker) -> bool:
     """``requires_grad_(False)`` / ``p.requires_grad = False`` anywhere in the file: a frozen
     model then builds no graph at all."""
-    return any(
-        (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-         and n.func.attr == "requires_grad_")
-        or (isinstance(n, ast.Attribute) and n.attr == "requires_grad"
-            and isinstance(n.ctx, ast.Store))
-        for n in w.fa.nodes
-    )  # fmt: skip
+    return any(_freezes(n) for n in w.fa.nodes)
+
+
+def _freezes(node: ast.AST) -> bool:
+    """``x.requires_grad_(False)`` or ``p.requires_grad = False`` (not ``requires_grad_()``,
+    which turns gradients on)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr != "requires_grad_" or not node.args:
+            return False
+        return isinstance(node.args[0], ast.Constant) and node.args[0].value is False
+    if isinstance(node, ast.Assign):
+        return any(
+            isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets
+        ) and (isinstance(node.value, ast.Constant) and node.value.value is False)
+    return False
 
 
 def _reported_by_eval_rule(
-    w: ScopeWalker, found: list, event: Event | None, model: str | None
+    w: ScopeWalker, found: list, event: Event | None, model: str | None, trains: bool
 ) -> bool:
     """The eval() rule already reported this model's inference in the same block: the
-    innermost loop around the forward, or the function."""
+    innermost loop around the forward in a function that also trains, else the function
+    (a sampling function with two loops is one inference block)."""
     first, last = 1, 10**9
-    if event is not None and event.loops:
+    if event is not None and event.loops and trains:
         loop = w.loops[event.loops[-1]].node
         first, last = loop.lineno, getattr(loop, "end_lineno", None) or last
     elif w.func is not None:
