@@ -111,7 +111,11 @@ class NonFiniteGuard(Guard):
         self.skips = 0  # fp16: consecutive steps skipped by GradScaler
         self.order: list[int] = []  # parameter indices in the order backward produced them
         self.sentinel: int | None = None  # the gradient checked between the sampled steps
-        self._sentinel_index: list[int] | None = None
+        self._sentinel_index: list[int] | None = None  # marks rows of its norm
+        # marks rows holding the sentinel's gradient itself (small and new each step: kept by
+        # reference, its norm taken at the read only when the weights went non-finite)
+        self._kept_index: list[int] | None = None
+        self._last_grad: torch.Tensor | None = None  # the sentinel's gradient at the last step
         self.sentinel_rows: set[int] = set()  # rows of the last stacked history: sentinel only
         self._order_hooks = [
             p.register_post_accumulate_grad_hook(Hook(self._backward_order, i))
@@ -207,15 +211,47 @@ class NonFiniteGuard(Guard):
         ctx = self.ctx
         sentinel = self.sentinel
         if ctx.due or sentinel is None:
+            self._remember_sentinel()
             return ctx.grad_norms()
         grad = ctx.params[sentinel].grad
         if grad is None:
             return ctx.grad_norms()
+        small = grad.numel() <= _KEEP
+        last, self._last_grad = self._last_grad, grad if small else None  # (a large one: freed)
+        if grad is last:
+            self._reused(grad)
+        elif (
+            small
+            and type(grad) is torch.Tensor
+            and not grad.requires_grad  # (create_graph: would keep its graph alive)
+        ):
+            # the usual (zero_grad(set_to_none=True)): a new small tensor each step, which
+            # nothing writes after the step used it: kept as it is, no device op
+            if self._kept_index is None or self._kept_index != [sentinel]:
+                self._kept_index = [sentinel]  # one list object: it marks these rows
+            return self._kept_index, grad
+        # reused in place (set_to_none=False), large, or sharded: its norm, one small op
         if self._sentinel_index is None or self._sentinel_index != [sentinel]:
             self._sentinel_index = [sentinel]  # one list object: it marks these rows
         if type(grad) is not torch.Tensor:  # a DTensor: this rank's shard
             grad = local_shard(grad)
         return self._sentinel_index, torch.linalg.vector_norm(grad).reshape(1)
+
+    def _reused(self, grad: torch.Tensor) -> None:
+        """The sentinel's gradient is the tensor of the last step, rewritten in place (the loop
+        went over to zero_grad(set_to_none=False)): a row that kept it holds this step's values
+        now, not its own step's; dropped (a NaN then is seen from this step, NaN weights give
+        NaN gradients)."""
+        rows = self.rows
+        if rows and rows[-1][1] is self._kept_index and rows[-1][2] is grad:
+            rows.pop()
+
+    def _remember_sentinel(self) -> None:
+        """Note the sentinel's gradient tensor now, so the next step can tell a new one from
+        the same one zeroed in place (only a new one may be kept by reference)."""
+        if self.sentinel is not None:
+            grad = self.ctx.params[self.sentinel].grad
+            self._last_grad = grad if grad is not None and grad.numel() <= _KEEP else None
 
     def _record(self, step: int) -> torch.Tensor | None:
         if self.fp16:
@@ -229,7 +265,10 @@ class NonFiniteGuard(Guard):
         return norms
 
     def _fold(self) -> None:
-        old = self.rows.popleft()[2].sum()
+        _, index, norms = self.rows.popleft()
+        if index is self._kept_index:  # a kept gradient: its norm (a sum could overflow)
+            norms = torch.linalg.vector_norm(norms.detach())
+        old = norms.sum()
         self.dropped = old if self.dropped is None else self.dropped + old
 
     def _skip(self, bad: torch.Tensor) -> None:
@@ -267,9 +306,12 @@ class NonFiniteGuard(Guard):
         """The steps of ``rows`` and, for each, the sum of its parameters' norms (device)."""
         count = len(self.ctx.params)
         steps = [step for step, _, _ in rows]
+        kept = self._kept_index
+        single = (self._sentinel_index, kept)
         self.sentinel_rows = {
-            r for r, (_, index, _) in enumerate(rows) if index is self._sentinel_index
+            r for r, (_, index, _) in enumerate(rows) if any(index is i for i in single)
         }
+        rows = _measured(rows, kept)
         # one row per step over all parameters (0 where a parameter had no gradient)
         norms = [n if len(index) == count else _full(n, index, count) for _, index, n in rows]
         self.history = torch.stack(norms)
@@ -461,6 +503,7 @@ class NonFiniteGuard(Guard):
         # The order of the first backward is all we need; the hooks then cost nothing.
         if self.weights_tell and self.order:
             self.sentinel = self.order[-1]
+            self._remember_sentinel()
         if self._order_hooks:
             for handle in self._order_hooks:
                 handle.remove()
@@ -556,6 +599,21 @@ def _tensors(value: Any, name: str, bare: bool, depth: int = 0) -> Iterator[tupl
 
 def _shape(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _measured(
+    rows: deque[tuple[int, list[int], torch.Tensor]], kept: list[int] | None
+) -> list[tuple[int, list[int], torch.Tensor]]:
+    """``rows`` with each kept gradient replaced by its norm (one foreach kernel for all)."""
+    at = [r for r, (_, index, _) in enumerate(rows) if index is kept]
+    if not at:
+        return list(rows)
+    measured = list(rows)
+    norms = tensor_norms([rows[r][2].detach() for r in at]).to(rows[at[0]][2].device)
+    for j, r in enumerate(at):
+        step, index, _ = rows[r]
+        measured[r] = (step, index, norms[j].reshape(1))
+    return measured
 
 
 def _full(norms: torch.Tensor, index: list[int], count: int) -> torch.Tensor:
