@@ -329,12 +329,12 @@ def optimizer_param_ids(optimizer: torch.optim.Optimizer) -> set[int]:
 
 def overrides(guard: Guard, moment: str) -> bool:
     """``guard``'s class implements ``moment`` (a per-step hook body worth dispatching to)."""
-    return _class_overrides(type(guard), moment)
+    return class_overrides(type(guard), moment)
 
 
 @functools.lru_cache(maxsize=256)
-def _class_overrides(cls: type, moment: str) -> bool:
-    # a property of the class: asked hundreds of times each time a watch builds its tables
+def class_overrides(cls: type, moment: str) -> bool:
+    """Guard class ``cls`` implements ``moment`` (cached: a property of the class)."""
     return getattr(cls, moment) is not getattr(Guard, moment)
 
 
