@@ -65,15 +65,20 @@ class Context:
         self.steps_per_epoch = steps_per_epoch
         self.in_fit = in_fit
         self.reporter = Reporter(config.on_finding)
+        # One walk of the model at the start, shared by the guards' set-up (each walk of a
+        # module tree is tens of microseconds in Python: a watch's fixed cost).
         self.module_names = {m: name or type(model).__name__ for name, m in model.named_modules()}
-        named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+        self.modules = list(self.module_names)  # model.modules(), in its order
+        every = list(model.named_parameters())
+        self.param_ids = {id(p) for _, p in every}  # all the model's parameters, frozen too
+        named = [(n, p) for n, p in every if p.requires_grad]
         self.param_names = [n for n, _ in named]
         self.params = [p for _, p in named]
         # A few parameters the optimizer updates, checked on the host each step (cheap).
         owned = optimizer_param_ids(optimizer)
         updated = [i for i, p in enumerate(self.params) if id(p) in owned]
         self.sample = [updated[j] for j in _spread(len(updated), 8)]
-        self.sensitive = [m for m in model.modules() if isinstance(m, MODE_SENSITIVE)]
+        self.sensitive = [m for m in self.modules if isinstance(m, MODE_SENSITIVE)]
         self.steps = 0  # optimizer steps seen
         self.classes: int | None = None  # C of a cross-entropy loss's (N, C) input, once seen
         self.backwards = 0  # backward passes since the last step (or skipped step), when armed

@@ -18,7 +18,7 @@ class BatchNormBatchGuard(Guard):
     switch = "batchnorm_batch"
 
     def attach(self) -> None:
-        for module in self.ctx.model.modules():
+        for module in self.ctx.modules:
             if isinstance(module, nn.modules.batchnorm._BatchNorm):
                 self.ctx.handles.append(module.register_forward_pre_hook(Hook(self._pre)))
 

@@ -205,7 +205,7 @@ class Watch:
         construction (eval mode, inference_mode)."""
         if on and self._forward_hook is None:
             model = self.ctx.model
-            if self.ctx.in_fit or _class_used_inside(model):
+            if self.ctx.in_fit or _class_used_inside(model, self.ctx.modules):
                 hook = Hook(self._on_forward)
                 self._forward_hook = model.register_forward_hook(hook, with_kwargs=True)
             else:
@@ -510,10 +510,11 @@ def _layouts(
     return everything, unarmed, tables, tuple(lean)
 
 
-def _class_used_inside(model: nn.Module) -> bool:
-    """A module inside ``model`` has ``model``'s own class (nested ``nn.Sequential``s)."""
+def _class_used_inside(model: nn.Module, modules: list[nn.Module]) -> bool:
+    """A module inside ``model`` (``modules``: all of them) has ``model``'s own class (nested
+    ``nn.Sequential``s)."""
     cls = type(model)
-    return any(type(m) is cls for m in model.modules() if m is not model)
+    return any(type(m) is cls for m in modules if m is not model)
 
 
 def _graph_task_id() -> int:
