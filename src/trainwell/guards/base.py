@@ -98,6 +98,9 @@ class Context:
         self._mapped: tuple[int, Any, Any, list[int] | None] | None = None
         self._reads: list[tuple[torch.Tensor, Callable[[list[float]], None]]] = []
         self.handles: list[Any] = []  # hook handles removed on close
+        # watch(): the model's forward is observed by a wrapper on its class (`hooks`), so a
+        # guard's `hooks.before_call_with` on it costs a callback, not another lookup per call
+        self.forward_wrapped = False
 
     # ------------------------------------------------------------------ cadence and stats
 

@@ -8,8 +8,8 @@ all. So every hook is a `Hook`: it calls the guard, but a deep copy of it is `no
 pickle of it unpickles as `noop`: inert, holding nothing.
 
 Methods with no hook of their own (``scheduler.step``, ``GradScaler.update``) are observed by
-`before_call`, and the loss module's and the model's ``forward`` under `watch()` by `after_call`
-and `around_call` (a forward hook would send every call through the slow path of
+`before_call`, and the loss module's and the model's ``forward`` under `watch()` by `after_call`,
+`around_call` and `before_call_with` (a forward hook would send every call through the slow path of
 ``Module.__call__``: several microseconds a step): the method is wrapped once on the *class* while any watch needs it, and the wrapper calls
 the callbacks registered for that one instance (a registry keyed by id, checked with a weak
 reference). No instance attribute is set, so ``state_dict()``, ``__dict__``, pickles and copies
@@ -65,7 +65,7 @@ class CallHandle:
             entry = _callbacks.get(self.key)
             if entry is not None and entry[0] is self.ref and self.callback in entry[self.slot]:
                 entry[self.slot].remove(self.callback)
-                if not entry[1] and not entry[2] and not entry[3]:
+                if not any(entry[1:]):
                     del _callbacks[self.key]
             if self.cls is not None:
                 _release(self.cls, self.key[1])
@@ -74,7 +74,8 @@ class CallHandle:
 
 _lock = threading.RLock()
 #: (id(obj), method name) -> (weak reference to obj, callbacks to run before the method,
-#: callbacks to run after it with its result, callbacks with its arguments and result)
+#: callbacks to run after it with its result, callbacks with its arguments and result,
+#: callbacks to run before it with its arguments)
 _callbacks: dict[
     tuple[int, str],
     tuple[
@@ -82,6 +83,7 @@ _callbacks: dict[
         list[Callable[[], None]],
         list[Callable[[Any], None]],
         list[Callable[[tuple, dict[str, Any], Any], None]],
+        list[Callable[[tuple, dict[str, Any]], None]],
     ],
 ] = {}
 #: (class, method name) -> [users, the class's own attribute before wrapping (or _MISSING)]
@@ -109,12 +111,20 @@ def around_call(
     return _register(obj, name, callback, 3)
 
 
+def before_call_with(
+    obj: Any, name: str, callback: Callable[[tuple, dict[str, Any]], None]
+) -> CallHandle:
+    """Run ``callback(args, kwargs)`` before every ``obj.<name>(...)`` call, until the handle
+    is removed: a module's forward pre-hook without the slow path of ``Module.__call__``."""
+    return _register(obj, name, callback, 4)
+
+
 def _register(obj: Any, name: str, callback: Callable[..., None], slot: int) -> CallHandle:
     key = (id(obj), name)
     with _lock:
         entry = _callbacks.get(key)
         if entry is None or entry[0]() is not obj:  # new, or a dead object's recycled id
-            entry = (weakref.ref(obj, functools.partial(_forget, key)), [], [], [])
+            entry = (weakref.ref(obj, functools.partial(_forget, key)), [], [], [], [])
             _callbacks[key] = entry
         entry[slot].append(callback)
         handle = CallHandle(key, entry[0], callback, slot)
@@ -167,6 +177,9 @@ def _wrapper(original: Callable[..., Any], name: str) -> Callable[..., Any]:
         if entry[1]:
             for callback in tuple(entry[1]):
                 callback()
+        if entry[4]:
+            for before in tuple(entry[4]):
+                before(args, kwargs)
         result = original(self, *args, **kwargs)
         if entry[2]:
             for after in tuple(entry[2]):

@@ -210,6 +210,7 @@ class Watch:
                 self._forward_hook = model.register_forward_hook(hook, with_kwargs=True)
             else:
                 self._forward_hook = around_call(model, "forward", Hook(self._on_forward, model))
+                self.ctx.forward_wrapped = True  # guards may watch its calls too, as cheaply
         elif not on and self._forward_hook is not None:
             self._forward_hook.remove()
             self._forward_hook = None
