@@ -89,6 +89,7 @@ _callbacks: dict[
 #: (class, method name) -> [users, the class's own attribute before wrapping (or _MISSING)]
 _patched: dict[tuple[type, str], list[Any]] = {}
 _MISSING = object()
+_made: dict[tuple[Callable[..., Any], str], Callable[..., Any]] = {}  # (original, name) -> wrapper
 
 
 def before_call(obj: Any, name: str, callback: Callable[[], None]) -> CallHandle:
@@ -150,7 +151,10 @@ def _acquire(cls: type, name: str) -> None:
     original = getattr(cls, name)
     while getattr(original, "__trainwell_guard__", False):  # a base class wrapped for another
         original = original.__wrapped__
-    setattr(cls, name, _wrapper(original, name))
+    wrapper = _made.get((original, name))
+    if wrapper is None:  # made once per method: watches come and go
+        wrapper = _made[(original, name)] = _wrapper(original, name)
+    setattr(cls, name, wrapper)
     _patched[(cls, name)] = [1, own]
 
 
