@@ -115,10 +115,14 @@ class Context:
         config = self.config
         return structure_cycle(steps // config.every, config.structure_every)
 
+    def measured(self) -> bool:
+        """This step's per-parameter norms exist already (computed, or published by a clip)."""
+        return self._norms is not None or signals.thread_state.clip_norms is not None
+
     def free_grad_norms(self) -> tuple[list[int], torch.Tensor] | None:
         """This step's per-parameter norms when they cost nothing more: already computed this
         step, or measured by a clip (torch's or trainwell's); else None."""
-        if self._norms is not None or getattr(signals.thread_state, "clip_norms", None):
+        if self._norms is not None or signals.thread_state.clip_norms:
             index, norms = self.grad_norms()
             return (index, norms) if norms is not None else None
         return None

@@ -1,7 +1,11 @@
 """Non-finite (inf/NaN) gradients, and the policy for them: warn, skip_step or stop.
 
-fp32/bf16: before every optimizer step the per-parameter gradient norms are kept by reference
-(clipping's, when the step clipped; else one foreach kernel): no device op of their own. Nothing
+fp32/bf16: after every optimizer step the per-parameter gradient norms are kept by reference
+(clipping's, when the step clipped; on the sampled steps one foreach kernel). Between the sampled
+steps of a loop that does not clip (warn/stop) one gradient stands for all, the one nearest the
+input (a NaN born in any later layer reaches it): the tensor itself when it is small and new each
+step (no device op; measured at the read, only when the weights went non-finite), else its norm
+(one small op). Nothing
 is read on the host until the guards' cadence read (``every`` steps, or when fit() logs), which
 stacks them and reads one flag per step with the other guards' values; so a NaN run goes on for
 at most that many steps before it is stopped; the rows then tell which step went bad first and
@@ -172,7 +176,10 @@ class NonFiniteGuard(Guard):
         self.skips = 0
         if self.after:  # the gradients the step used (clipping's norms, when it clipped)
             ctx = self.ctx
-            index, norms = ctx.free_grad_norms() or self._step_norms()
+            if ctx.measured():
+                index, norms = ctx.free_grad_norms() or self._step_norms()
+            else:  # the usual step of a loop that does not clip: one call less
+                index, norms = self._step_norms()
             if norms is not None:
                 rows = self.rows
                 if len(rows) >= self.most:  # no read for long: fold the oldest
@@ -185,7 +192,9 @@ class NonFiniteGuard(Guard):
         """Every parameter's norm on the sampled steps; between them, when the weights tell
         (warn/stop), the one gradient nearest the input (first in the forward, last in the
         backward): a NaN born in any layer after it reaches it in the same backward, so the
-        first bad step is still found, at one small op a step instead of one per parameter."""
+        first bad step is still found. That gradient is kept as it is when it is a new tensor
+        this step (nothing writes into it once the step has used it) of at most `KEEP`
+        elements: no device op; else its norm, one small op."""
         ctx = self.ctx
         sentinel = self.sentinel
         if ctx.due or sentinel is None:

@@ -357,7 +357,11 @@ class Watch:
             for moment in self._unarmed_posts:
                 moment()
             ctx._norms = None
-            self._end_step()
+            state = signals.thread_state  # (`_end_step`, inline: this runs every step)
+            if state.clip_norms is not None:
+                state.clip_norms = None
+            if ctx.reporter.pending is not None:
+                ctx.reporter.raise_pending()
             return
         was_due = ctx.due
         old, new = self._table, self._next_table(steps)
@@ -375,7 +379,7 @@ class Watch:
 
     def _end_step(self) -> None:
         state = signals.thread_state
-        if getattr(state, "clip_norms", None) is not None:
+        if state.clip_norms is not None:
             state.clip_norms = None  # this step's: never read as the next one's
         if self.ctx.reporter.pending is not None:  # the end of the step: never inside autograd
             self.ctx.reporter.raise_pending()
