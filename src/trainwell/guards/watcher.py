@@ -181,10 +181,10 @@ class Watch:
         if new is old and not first:
             return
         for guard in old.armed:
-            if guard not in new.armed:
+            if guard not in new.armed and class_overrides(type(guard), "on_disarm"):
                 guard.on_disarm()
         for guard in new.armed:
-            if first or guard not in old.armed:
+            if (first or guard not in old.armed) and class_overrides(type(guard), "on_arm"):
                 guard.on_arm()
         if new.on_step_pre and self._pre_hook is None:
             self._pre_hook = ctx.optimizer.register_step_pre_hook(Hook(self._on_step_pre))
@@ -283,7 +283,8 @@ class Watch:
         if not self.closed:
             try:
                 for guard in self.guards:
-                    guard.on_read()
+                    if class_overrides(type(guard), "on_read"):  # (the others have nothing)
+                        guard.on_read()
             finally:
                 self.ctx.flush_reads()
         self.ctx.reporter.raise_pending()
