@@ -171,7 +171,7 @@ def small_loops(repeats: int, sources: list[str]) -> None:
             share = got["paired_fixed_ms"] / (200 * got["step_cpu_ms"])
             rows.append(
                 f"{loop} [{src}] in-process pairs (CPU time): {got['paired_ratio']:.3f}x per "
-                f"step; fixed cost of one watch {got['paired_fixed_ms']:.1f} ms = {share:.1%} of "
+                f"step (10th percentile of the steps: {got['paired_ratio_p10']:.3f}x); fixed cost of one watch {got['paired_fixed_ms']:.1f} ms = {share:.1%} of "
                 f"a 200-step run ({got['step_cpu_ms']:.3f} ms/step plain)"
             )
     print(f"small loops, whole processes, {repeats} interleaved runs each, 1 thread:")
