@@ -211,6 +211,7 @@ class NonFiniteGuard(Guard):
             small
             and type(grad) is torch.Tensor
             and not grad.requires_grad  # (create_graph: would keep its graph alive)
+            and not grad._is_view()  # (DDP's bucket views: the next backward writes there)
         ):
             # the usual (zero_grad(set_to_none=True)): a new small tensor each step, which
             # nothing writes after the step used it: kept as it is, no device op

@@ -265,3 +265,28 @@ def test_between_the_sampled_steps_a_small_new_gradient_costs_no_device_op(monke
         _plain_loop(model, opt, 8, between=between)
         assert calls == []  # before the read: nothing measured on steps 4-7
     assert guards.findings == []
+
+
+def test_gradients_that_are_views_of_a_reused_buffer_are_measured_not_kept():
+    """DDP's gradient_as_bucket_view: each step's .grad is a new view of the same bucket, which
+    the next backward overwrites; kept by reference, earlier steps would read later values.
+    Here the loop puts every gradient into one flat buffer the same way: the NaN of step 5 is
+    found at step 5, not at an earlier step whose view now shows it."""
+    model = Poisoned()
+    model.poison_at = {5}
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    crit = nn.CrossEntropyLoss()
+    params = list(model.parameters())
+    bucket = torch.zeros(sum(p.numel() for p in params))
+    with warns("nonfinite-grad"), watch(model, opt, every=16, nonfinite="warn") as guards:
+        for x, y in batches(8):
+            opt.zero_grad(set_to_none=True)
+            crit(model(x), y).backward()
+            at = 0
+            for p in params:  # as DDP does: .grad becomes a view of the bucket
+                view = bucket[at : at + p.numel()]
+                view.copy_(p.grad.reshape(-1))
+                p.grad = view.view_as(p)
+                at += p.numel()
+            opt.step()
+    assert [f.step for f in guards.findings] == [5]
