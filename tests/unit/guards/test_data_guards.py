@@ -75,6 +75,26 @@ def test_batchnorm_fed_a_tiny_batch_of_the_shape_validation_had_is_found():
     assert [f.step for f in guards.findings] == [2]
 
 
+class DictBatchNet(nn.Module):
+    """BatchNorm behind a model that takes its batch as a dict."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = Net(batchnorm=True)
+
+    def forward(self, batch):
+        return self.body(batch["x"])
+
+
+def test_batchnorm_behind_a_dict_input_is_watched_on_every_forward():
+    """A first argument that is not a tensor has no one shape to compare: the layers keep their
+    hooks, and the short batch of step 6 is found."""
+    data = [({"x": x}, y) for x, y in _sized_batches([16] * 6 + [2] + [16] * 2)]
+    with warns("batchnorm-small-batch"):
+        guards = _train(DictBatchNet(), data, every=100)
+    assert [(f.code, f.step) for f in guards.findings] == [("batchnorm-small-batch", 6)]
+
+
 def test_same_shape_forwards_leave_no_hook_on_the_batchnorm_layers():
     """The layers' pre-hooks send every call through the slow path of Module.__call__: between
     forwards of one input shape they are not there."""
