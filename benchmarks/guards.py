@@ -15,6 +15,7 @@ wall times; the targets: watch() >= 0.97 per step (<= 3% overhead), fit() >= 0.9
 
     python benchmarks/guards.py [--epochs 5] [--long 8] [--repeats 9] [--threads 1]
     python benchmarks/guards.py --small [--repeats 7]   # the ordinary small loops, whole runs
+    python benchmarks/guards.py --small --src src --src ../main/src   # two trees, same rounds
 """
 
 from __future__ import annotations
@@ -138,34 +139,64 @@ def paired_watch_cost(train, cycles: int, every: int) -> tuple[float, float, flo
     return median, q1, q3, statistics.median(bases)
 
 
-def small_loops(repeats: int) -> None:
+def small_loops(repeats: int, sources: list[str]) -> None:
     """The ordinary small loops of `small_loops.py` as whole processes, interleaved: each with
-    ``watch()`` and with a null context in its place; median time per optimizer step."""
+    ``watch()`` and with a null context in its place; median time per optimizer step. Each of
+    ``sources`` (a trainwell ``src`` folder: this checkout's, or another to compare with) is
+    measured in the same rounds. Wall time, and the loop thread's CPU time (on a machine shared
+    with other work, the time the core was taken away is not in it)."""
     script = str(Path(__file__).with_name("small_loops.py"))
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
     rows = []
     for loop in ("textbook", "onecycle"):
-        runs: dict[bool, list[dict[str, float]]] = {False: [], True: []}
+        runs: dict[tuple[str, bool], list[dict[str, float]]] = {
+            (src, guarded): [] for src in sources for guarded in (False, True)
+        }
         for _ in range(repeats):
-            for guarded in (False, True):
-                command = [sys.executable, script, loop] + (["--watch"] if guarded else [])
-                out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-                runs[guarded].append(json.loads(out.stdout.strip().splitlines()[-1]))
-        plain = statistics.median(r["step_ms"] for r in runs[False])
-        watched = statistics.median(r["step_ms"] for r in runs[True])
-        steps = runs[False][0]["steps"]
-        extra = statistics.median(r["whole_ms"] for r in runs[True]) - statistics.median(
-            r["whole_ms"] for r in runs[False]
-        )
-        fixed = extra - steps * (watched - plain)  # set-up, full checks, reads, close
-        share = fixed / (200 * plain)  # of a 200-step run's training time
-        rows.append(
-            f"{loop}: {plain:.3f} ms/step plain, {watched:.3f} ms/step watched: "
-            f"{watched / plain:.3f}x per step (target <= 1.03); fixed cost of one watch "
-            f"{fixed:.1f} ms = {share:.1%} of a 200-step run (target < 2%)"
-        )
+            for src in sources:
+                env = {**os.environ, "PYTHONPATH": src}
+                for guarded in (False, True):
+                    command = [sys.executable, script, loop] + (["--watch"] if guarded else [])
+                    out = subprocess.run(
+                        command, env=env, capture_output=True, text=True, check=True
+                    )
+                    runs[(src, guarded)].append(json.loads(out.stdout.strip().splitlines()[-1]))
+        for src in sources:
+            for clock in ("", "_cpu"):
+                rows.append(_small_row(loop, src, clock, runs[(src, False)], runs[(src, True)]))
+        for src in sources:  # the same loop in one process, runs back to back
+            command = [sys.executable, script, loop, "--pairs", str(2 * repeats + 1)]
+            env = {**os.environ, "PYTHONPATH": src}
+            out = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+            got = json.loads(out.stdout.strip().splitlines()[-1])
+            share = got["paired_fixed_ms"] / (200 * got["step_cpu_ms"])
+            rows.append(
+                f"{loop} [{src}] in-process pairs (CPU time): {got['paired_ratio']:.3f}x per "
+                f"step (10th percentile of the steps: {got['paired_ratio_p10']:.3f}x); fixed cost of one watch {got['paired_fixed_ms']:.1f} ms = {share:.1%} of "
+                f"a 200-step run ({got['step_cpu_ms']:.3f} ms/step plain)"
+            )
     print(f"small loops, whole processes, {repeats} interleaved runs each, 1 thread:")
     print("\n".join(rows))
+
+
+def _small_row(
+    loop: str, src: str, clock: str, plain_runs: list[dict], watched_runs: list[dict]
+) -> str:
+    """One line: per-step ratio and fixed cost of one watch, by wall (``clock`` "") or CPU
+    time ("_cpu")."""
+    plain = statistics.median(r[f"step{clock}_ms"] for r in plain_runs)
+    watched = statistics.median(r[f"step{clock}_ms"] for r in watched_runs)
+    steps = plain_runs[0]["steps"]
+    extra = statistics.median(r[f"whole{clock}_ms"] for r in watched_runs) - statistics.median(
+        r[f"whole{clock}_ms"] for r in plain_runs
+    )
+    fixed = extra - steps * (watched - plain)  # set-up, full checks, reads, close
+    share = fixed / (200 * plain)  # of a 200-step run's training time
+    kind = "CPU time" if clock else "wall time"
+    return (
+        f"{loop} [{src}] {kind}: {plain:.3f} ms/step plain, {watched:.3f} ms/step watched: "
+        f"{watched / plain:.3f}x per step (target <= 1.03); fixed cost of one watch "
+        f"{fixed:.1f} ms = {share:.1%} of a 200-step run (target < 2%)"
+    )
 
 
 def main() -> None:
@@ -177,9 +208,15 @@ def main() -> None:
     parser.add_argument("--long", type=int, default=8, help="the long MLP run: x --epochs")
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--threads", type=int, default=None, help="torch intra-op threads")
+    parser.add_argument(
+        "--src",
+        action="append",
+        help="--small: a trainwell src folder to measure (repeat to compare; default: this one)",
+    )
     args = parser.parse_args()
     if args.small:
-        small_loops(max(args.repeats, 7))
+        here = str(Path(__file__).resolve().parents[1] / "src")
+        small_loops(max(args.repeats, 7), args.src or [here])
         return
     if args.threads:
         torch.set_num_threads(args.threads)  # 1 thread: steadier ratios on a busy machine

@@ -65,15 +65,20 @@ class Context:
         self.steps_per_epoch = steps_per_epoch
         self.in_fit = in_fit
         self.reporter = Reporter(config.on_finding)
+        # One walk of the model at the start, shared by the guards' set-up (each walk of a
+        # module tree is tens of microseconds in Python: a watch's fixed cost).
         self.module_names = {m: name or type(model).__name__ for name, m in model.named_modules()}
-        named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+        self.modules = list(self.module_names)  # model.modules(), in its order
+        every = list(model.named_parameters())
+        self.param_ids = {id(p) for _, p in every}  # all the model's parameters, frozen too
+        named = [(n, p) for n, p in every if p.requires_grad]
         self.param_names = [n for n, _ in named]
         self.params = [p for _, p in named]
         # A few parameters the optimizer updates, checked on the host each step (cheap).
         owned = optimizer_param_ids(optimizer)
         updated = [i for i, p in enumerate(self.params) if id(p) in owned]
         self.sample = [updated[j] for j in _spread(len(updated), 8)]
-        self.sensitive = [m for m in model.modules() if isinstance(m, MODE_SENSITIVE)]
+        self.sensitive = [m for m in self.modules if isinstance(m, MODE_SENSITIVE)]
         self.steps = 0  # optimizer steps seen
         self.classes: int | None = None  # C of a cross-entropy loss's (N, C) input, once seen
         self.backwards = 0  # backward passes since the last step (or skipped step), when armed
@@ -93,6 +98,9 @@ class Context:
         self._mapped: tuple[int, Any, Any, list[int] | None] | None = None
         self._reads: list[tuple[torch.Tensor, Callable[[list[float]], None]]] = []
         self.handles: list[Any] = []  # hook handles removed on close
+        # watch(): the model's forward is observed by a wrapper on its class (`hooks`), so a
+        # guard's `hooks.before_call_with` on it costs a callback, not another lookup per call
+        self.forward_wrapped = False
 
     # ------------------------------------------------------------------ cadence and stats
 
@@ -107,10 +115,14 @@ class Context:
         config = self.config
         return structure_cycle(steps // config.every, config.structure_every)
 
+    def measured(self) -> bool:
+        """This step's per-parameter norms exist already (computed, or published by a clip)."""
+        return self._norms is not None or signals.thread_state.clip_norms is not None
+
     def free_grad_norms(self) -> tuple[list[int], torch.Tensor] | None:
         """This step's per-parameter norms when they cost nothing more: already computed this
         step, or measured by a clip (torch's or trainwell's); else None."""
-        if self._norms is not None or getattr(signals.thread_state, "clip_norms", None):
+        if self._norms is not None or signals.thread_state.clip_norms:
             index, norms = self.grad_norms()
             return (index, norms) if norms is not None else None
         return None
@@ -329,12 +341,12 @@ def optimizer_param_ids(optimizer: torch.optim.Optimizer) -> set[int]:
 
 def overrides(guard: Guard, moment: str) -> bool:
     """``guard``'s class implements ``moment`` (a per-step hook body worth dispatching to)."""
-    return _class_overrides(type(guard), moment)
+    return class_overrides(type(guard), moment)
 
 
 @functools.lru_cache(maxsize=256)
-def _class_overrides(cls: type, moment: str) -> bool:
-    # a property of the class: asked hundreds of times each time a watch builds its tables
+def class_overrides(cls: type, moment: str) -> bool:
+    """Guard class ``cls`` implements ``moment`` (cached: a property of the class)."""
     return getattr(cls, moment) is not getattr(Guard, moment)
 
 

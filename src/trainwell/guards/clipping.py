@@ -33,7 +33,7 @@ class ClippingGuard(Guard):
     switch = "clipping"
 
     def attach(self) -> None:
-        self.ids = {id(p) for p in self.ctx.model.parameters()}
+        self.ids = self.ctx.param_ids
         patch.add_clip_listener(self.on_clip, wrap_torch=not self.ctx.in_fit)
         # the sampled gradients the last step used, with their versions then (until checked)
         self.used: list[tuple[torch.Tensor, int]] = []

@@ -8,8 +8,8 @@ all. So every hook is a `Hook`: it calls the guard, but a deep copy of it is `no
 pickle of it unpickles as `noop`: inert, holding nothing.
 
 Methods with no hook of their own (``scheduler.step``, ``GradScaler.update``) are observed by
-`before_call`, and the loss module's and the model's ``forward`` under `watch()` by `after_call`
-and `around_call` (a forward hook would send every call through the slow path of
+`before_call`, and the loss module's and the model's ``forward`` under `watch()` by `after_call`,
+`around_call` and `before_call_with` (a forward hook would send every call through the slow path of
 ``Module.__call__``: several microseconds a step): the method is wrapped once on the *class* while any watch needs it, and the wrapper calls
 the callbacks registered for that one instance (a registry keyed by id, checked with a weak
 reference). No instance attribute is set, so ``state_dict()``, ``__dict__``, pickles and copies
@@ -62,31 +62,30 @@ class CallHandle:
 
     def remove(self) -> None:
         with _lock:
-            entry = _callbacks.get(self.key)
+            ident, name = self.key
+            registry = _registry(name)
+            entry = registry.get(ident)
             if entry is not None and entry[0] is self.ref and self.callback in entry[self.slot]:
-                entry[self.slot].remove(self.callback)
-                if not entry[1] and not entry[2] and not entry[3]:
-                    del _callbacks[self.key]
+                kept = list(entry[self.slot])
+                kept.remove(self.callback)
+                entry[self.slot] = tuple(kept)
+                if not any(entry[1:]):
+                    del registry[ident]
             if self.cls is not None:
                 _release(self.cls, self.key[1])
                 self.cls = None
 
 
 _lock = threading.RLock()
-#: (id(obj), method name) -> (weak reference to obj, callbacks to run before the method,
-#: callbacks to run after it with its result, callbacks with its arguments and result)
-_callbacks: dict[
-    tuple[int, str],
-    tuple[
-        weakref.ref,
-        list[Callable[[], None]],
-        list[Callable[[Any], None]],
-        list[Callable[[tuple, dict[str, Any], Any], None]],
-    ],
-] = {}
+#: method name -> {id(obj): [weak reference to obj, callbacks to run before the method,
+#: callbacks to run after it with its result, callbacks with its arguments and result,
+#: callbacks to run before it with its arguments]}; the callbacks are tuples, replaced (never
+#: changed in place) when one is added or removed, so a call in progress runs the ones it found
+_callbacks: dict[str, dict[int, list[Any]]] = {}
 #: (class, method name) -> [users, the class's own attribute before wrapping (or _MISSING)]
 _patched: dict[tuple[type, str], list[Any]] = {}
 _MISSING = object()
+_made: dict[tuple[Callable[..., Any], str], Callable[..., Any]] = {}  # (original, name) -> wrapper
 
 
 def before_call(obj: Any, name: str, callback: Callable[[], None]) -> CallHandle:
@@ -109,14 +108,32 @@ def around_call(
     return _register(obj, name, callback, 3)
 
 
+def before_call_with(
+    obj: Any, name: str, callback: Callable[[tuple, dict[str, Any]], None]
+) -> CallHandle:
+    """Run ``callback(args, kwargs)`` before every ``obj.<name>(...)`` call, until the handle
+    is removed: a module's forward pre-hook without the slow path of ``Module.__call__``."""
+    return _register(obj, name, callback, 4)
+
+
+def _registry(name: str) -> dict[int, list[Any]]:
+    """The callbacks on method ``name``, by object id (one dict per name, kept for good: the
+    wrappers hold it)."""
+    registry = _callbacks.get(name)
+    if registry is None:
+        registry = _callbacks[name] = {}
+    return registry
+
+
 def _register(obj: Any, name: str, callback: Callable[..., None], slot: int) -> CallHandle:
     key = (id(obj), name)
     with _lock:
-        entry = _callbacks.get(key)
+        registry = _registry(name)
+        entry = registry.get(key[0])
         if entry is None or entry[0]() is not obj:  # new, or a dead object's recycled id
-            entry = (weakref.ref(obj, functools.partial(_forget, key)), [], [], [])
-            _callbacks[key] = entry
-        entry[slot].append(callback)
+            entry = [weakref.ref(obj, functools.partial(_forget, key)), (), (), (), ()]
+            registry[key[0]] = entry
+        entry[slot] = (*entry[slot], callback)
         handle = CallHandle(key, entry[0], callback, slot)
         _acquire(type(obj), name)
         handle.cls = type(obj)
@@ -126,9 +143,10 @@ def _register(obj: Any, name: str, callback: Callable[..., None], slot: int) -> 
 def _forget(key: tuple[int, str], ref: weakref.ref) -> None:
     """The object died with a watch still open: drop its callbacks (and the guards they hold)."""
     with _lock:
-        entry = _callbacks.get(key)
+        registry = _registry(key[1])
+        entry = registry.get(key[0])
         if entry is not None and entry[0] is ref:
-            del _callbacks[key]
+            del registry[key[0]]
 
 
 def _acquire(cls: type, name: str) -> None:
@@ -140,7 +158,10 @@ def _acquire(cls: type, name: str) -> None:
     original = getattr(cls, name)
     while getattr(original, "__trainwell_guard__", False):  # a base class wrapped for another
         original = original.__wrapped__
-    setattr(cls, name, _wrapper(original, name))
+    wrapper = _made.get((original, name))
+    if wrapper is None:  # made once per method: watches come and go
+        wrapper = _made[(original, name)] = _wrapper(original, name)
+    setattr(cls, name, wrapper)
     _patched[(cls, name)] = [1, own]
 
 
@@ -159,21 +180,23 @@ def _release(cls: type, name: str) -> None:
 
 
 def _wrapper(original: Callable[..., Any], name: str) -> Callable[..., Any]:
+    registry = _registry(name)
+
     @functools.wraps(original)
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        entry = _callbacks.get((id(self), name))
+        # every step, for the model's and the loss module's forward: kept to a few lookups
+        entry = registry.get(id(self))
         if entry is None or entry[0]() is not self:
             return original(self, *args, **kwargs)
-        if entry[1]:
-            for callback in tuple(entry[1]):
-                callback()
+        for callback in entry[1]:
+            callback()
+        for before in entry[4]:
+            before(args, kwargs)
         result = original(self, *args, **kwargs)
-        if entry[2]:
-            for after in tuple(entry[2]):
-                after(result)
-        if entry[3]:
-            for seen in tuple(entry[3]):
-                seen(args, kwargs, result)
+        for after in entry[2]:
+            after(result)
+        for seen in entry[3]:
+            seen(args, kwargs, result)
         return result
 
     method.__trainwell_guard__ = True  # type: ignore[attr-defined]

@@ -1,7 +1,11 @@
 """Non-finite (inf/NaN) gradients, and the policy for them: warn, skip_step or stop.
 
-fp32/bf16: before every optimizer step the per-parameter gradient norms are kept by reference
-(clipping's, when the step clipped; else one foreach kernel): no device op of their own. Nothing
+fp32/bf16: after every optimizer step the per-parameter gradient norms are kept by reference
+(clipping's, when the step clipped; on the sampled steps one foreach kernel). Between the sampled
+steps of a loop that does not clip (warn/stop) one gradient stands for all, the one nearest the
+input (a NaN born in any later layer reaches it): the tensor itself when it is small and new each
+step (no device op; measured at the read, only when the weights went non-finite), else its norm
+(one small op). Nothing
 is read on the host until the guards' cadence read (``every`` steps, or when fit() logs), which
 stacks them and reads one flag per step with the other guards' values; so a NaN run goes on for
 at most that many steps before it is stopped; the rows then tell which step went bad first and
@@ -32,8 +36,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
@@ -45,36 +48,19 @@ from trainwell.guards.base import (
     optimizer_param_ids,
     tensor_norms,
 )
+from trainwell.guards.batch_inputs import (
+    KEEP,
+    InputCheck,
+    checks_of,
+    floating_batch,
+    floating_inputs,
+    input_check,
+    kept_sum,
+    shape_text,
+    step_of,
+)
 from trainwell.guards.finding import NonFiniteError
 from trainwell.guards.hooks import Hook
-
-_MAX_INPUTS = 8  # floating input tensors flagged per forward
-_FIRST = ["input 0"]  # the name of a forward's one positional tensor (shared, never changed)
-_KEEP = 16_384  # inputs up to this many elements are kept by reference until the read
-
-
-@dataclass(slots=True)
-class _InputCheck:
-    """One graph-building forward's inputs: names and shapes on the host; each input itself
-    when small (by reference: no device op), else its float32 sum on the device."""
-
-    step: int  # optimizer steps done when the forward ran
-    index: int  # forwards since that step began (micro-batch index under accumulation)
-    names: list[str]
-    shapes: list[tuple[int, ...]]
-    dtypes: list[torch.dtype]
-    values: list[torch.Tensor]  # the input (small), or its sum: NaN/inf propagate into it
-    versions: list[int | None]  # the kept input's version counter then (None: a sum)
-
-
-def _keep(tensor: torch.Tensor) -> tuple[torch.Tensor, int | None]:
-    """A small input by reference (its version tells a later in-place change), a large one as
-    its sum (one small kernel)."""
-    if tensor.requires_grad:
-        tensor = tensor.detach()  # no graph kept alive
-    if tensor.numel() <= _KEEP:
-        return tensor, tensor._version
-    return tensor.sum(dtype=torch.float32), None
 
 
 class NonFiniteGuard(Guard):
@@ -111,7 +97,11 @@ class NonFiniteGuard(Guard):
         self.skips = 0  # fp16: consecutive steps skipped by GradScaler
         self.order: list[int] = []  # parameter indices in the order backward produced them
         self.sentinel: int | None = None  # the gradient checked between the sampled steps
-        self._sentinel_index: list[int] | None = None
+        self._sentinel_index: list[int] | None = None  # marks rows of its norm
+        # marks rows holding the sentinel's gradient itself (small and new each step: kept by
+        # reference, its norm taken at the read only when the weights went non-finite)
+        self._kept_index: list[int] | None = None
+        self._last_grad: torch.Tensor | None = None  # the sentinel's gradient at the last step
         self.sentinel_rows: set[int] = set()  # rows of the last stacked history: sentinel only
         self._order_hooks = [
             p.register_post_accumulate_grad_hook(Hook(self._backward_order, i))
@@ -122,7 +112,7 @@ class NonFiniteGuard(Guard):
         # never steps must not grow it).
         every = self.ctx.config.every
         # (a forward's one small tensor input: (step, tensor, its version then); else a check)
-        self.inputs: deque[_InputCheck | tuple[int, torch.Tensor, int]] = deque(
+        self.inputs: deque[InputCheck | tuple[int, torch.Tensor, int]] = deque(
             maxlen=4 * every * self.ctx.accumulate_steps
         )
 
@@ -145,16 +135,12 @@ class NonFiniteGuard(Guard):
             return
         if len(args) == 1 and not kwargs:  # the usual: one small tensor, kept as it is
             tensor = args[0]
-            if (
-                type(tensor) is torch.Tensor
-                and not tensor.requires_grad
-                and tensor.numel() <= _KEEP
-            ):
+            if type(tensor) is torch.Tensor and not tensor.requires_grad and tensor.numel() <= KEEP:
                 self.inputs.append((self.ctx.steps, tensor, tensor._version))
                 return
-        found = list(_floating_inputs(args, kwargs))
+        found = list(floating_inputs(args, kwargs))
         if found:
-            self.inputs.append(_input_check(self.ctx.steps, found))
+            self.inputs.append(input_check(self.ctx.steps, found))
 
     def keep_batches(self, step: int, window: Sequence[Any]) -> None:
         """fit(): the floating tensors of the micro-batches of the window that made optimizer
@@ -170,13 +156,13 @@ class NonFiniteGuard(Guard):
                 x, y = batch
                 if (
                     type(x) is torch.Tensor
-                    and x.numel() <= _KEEP
+                    and x.numel() <= KEEP
                     and not (isinstance(y, torch.Tensor) and y.is_floating_point())
                 ):
                     inputs.append((step, x, x._version))
                     continue
             # (a batch without floating tensors still keeps its micro-batch's place)
-            inputs.append(_input_check(step, list(_floating_batch(batch))))
+            inputs.append(input_check(step, list(floating_batch(batch))))
 
     # ------------------------------------------------------------------ fp32 / bf16
 
@@ -190,7 +176,10 @@ class NonFiniteGuard(Guard):
         self.skips = 0
         if self.after:  # the gradients the step used (clipping's norms, when it clipped)
             ctx = self.ctx
-            index, norms = ctx.free_grad_norms() or self._step_norms()
+            if ctx.measured():
+                index, norms = ctx.free_grad_norms() or self._step_norms()
+            else:  # the usual step of a loop that does not clip: one call less
+                index, norms = self._step_norms()
             if norms is not None:
                 rows = self.rows
                 if len(rows) >= self.most:  # no read for long: fold the oldest
@@ -203,19 +192,54 @@ class NonFiniteGuard(Guard):
         """Every parameter's norm on the sampled steps; between them, when the weights tell
         (warn/stop), the one gradient nearest the input (first in the forward, last in the
         backward): a NaN born in any layer after it reaches it in the same backward, so the
-        first bad step is still found, at one small op a step instead of one per parameter."""
+        first bad step is still found. That gradient is kept as it is when it is a new tensor
+        this step (nothing writes into it once the step has used it) of at most `KEEP`
+        elements: no device op; else its norm, one small op."""
         ctx = self.ctx
         sentinel = self.sentinel
         if ctx.due or sentinel is None:
+            self._remember_sentinel()
             return ctx.grad_norms()
         grad = ctx.params[sentinel].grad
         if grad is None:
             return ctx.grad_norms()
+        small = grad.numel() <= KEEP
+        last, self._last_grad = self._last_grad, grad if small else None  # (a large one: freed)
+        if grad is last:
+            self._reused(grad)
+        elif (
+            small
+            and type(grad) is torch.Tensor
+            and not grad.requires_grad  # (create_graph: would keep its graph alive)
+            and not grad._is_view()  # (DDP's bucket views: the next backward writes there)
+        ):
+            # the usual (zero_grad(set_to_none=True)): a new small tensor each step, which
+            # nothing writes after the step used it: kept as it is, no device op
+            if self._kept_index is None or self._kept_index != [sentinel]:
+                self._kept_index = [sentinel]  # one list object: it marks these rows
+            return self._kept_index, grad
+        # reused in place (set_to_none=False), large, or sharded: its norm, one small op
         if self._sentinel_index is None or self._sentinel_index != [sentinel]:
             self._sentinel_index = [sentinel]  # one list object: it marks these rows
         if type(grad) is not torch.Tensor:  # a DTensor: this rank's shard
             grad = local_shard(grad)
         return self._sentinel_index, torch.linalg.vector_norm(grad).reshape(1)
+
+    def _reused(self, grad: torch.Tensor) -> None:
+        """The sentinel's gradient is the tensor of the last step, rewritten in place (the loop
+        went over to zero_grad(set_to_none=False)): a row that kept it holds this step's values
+        now, not its own step's; dropped (a NaN then is seen from this step, NaN weights give
+        NaN gradients)."""
+        rows = self.rows
+        if rows and rows[-1][1] is self._kept_index and rows[-1][2] is grad:
+            rows.pop()
+
+    def _remember_sentinel(self) -> None:
+        """Note the sentinel's gradient tensor now, so the next step can tell a new one from
+        the same one zeroed in place (only a new one may be kept by reference)."""
+        if self.sentinel is not None:
+            grad = self.ctx.params[self.sentinel].grad
+            self._last_grad = grad if grad is not None and grad.numel() <= KEEP else None
 
     def _record(self, step: int) -> torch.Tensor | None:
         if self.fp16:
@@ -229,7 +253,10 @@ class NonFiniteGuard(Guard):
         return norms
 
     def _fold(self) -> None:
-        old = self.rows.popleft()[2].sum()
+        _, index, norms = self.rows.popleft()
+        if index is self._kept_index:  # a kept gradient: its norm (a sum could overflow)
+            norms = torch.linalg.vector_norm(norms.detach())
+        old = norms.sum()
         self.dropped = old if self.dropped is None else self.dropped + old
 
     def _skip(self, bad: torch.Tensor) -> None:
@@ -267,9 +294,12 @@ class NonFiniteGuard(Guard):
         """The steps of ``rows`` and, for each, the sum of its parameters' norms (device)."""
         count = len(self.ctx.params)
         steps = [step for step, _, _ in rows]
+        kept = self._kept_index
+        single = (self._sentinel_index, kept)
         self.sentinel_rows = {
-            r for r, (_, index, _) in enumerate(rows) if index is self._sentinel_index
+            r for r, (_, index, _) in enumerate(rows) if any(index is i for i in single)
         }
+        rows = _measured(rows, kept)
         # one row per step over all parameters (0 where a parameter had no gradient)
         norms = [n if len(index) == count else _full(n, index, count) for _, index, n in rows]
         self.history = torch.stack(norms)
@@ -283,7 +313,7 @@ class NonFiniteGuard(Guard):
         self,
         rows: deque[tuple[int, list[int], torch.Tensor]],
         dropped: torch.Tensor | None,
-        inputs: deque[_InputCheck],
+        inputs: deque[InputCheck],
         weights: list[float],
     ) -> None:
         """The weights' norm was read: finite, then so were the gradients every update used;
@@ -294,7 +324,7 @@ class NonFiniteGuard(Guard):
         steps, totals = self._totals(rows, dropped)
         self._judge(steps, inputs, totals.tolist())
 
-    def _judge(self, steps: list[int], inputs: deque[_InputCheck], totals: list[float]) -> None:
+    def _judge(self, steps: list[int], inputs: deque[InputCheck], totals: list[float]) -> None:
         finite = [math.isfinite(v) for v in totals]
         if all(finite):
             self.run = 0
@@ -302,7 +332,7 @@ class NonFiniteGuard(Guard):
         rows = [(step, r, not finite[r]) for r, step in enumerate(steps)]
         self._report_bad(rows, inputs)
 
-    def _report_bad(self, rows: list[tuple[int, int, bool]], inputs: deque[_InputCheck]) -> None:
+    def _report_bad(self, rows: list[tuple[int, int, bool]], inputs: deque[InputCheck]) -> None:
         first = next(((step, r) for step, r, bad in rows if bad), None)
         policy = self.ctx.config.nonfinite
         longest = self.run
@@ -359,15 +389,15 @@ class NonFiniteGuard(Guard):
         return "nonfinite-grad", f"non-finite gradients at step {step} in {where}"
 
     def _bad_input(
-        self, step: int, inputs: deque[_InputCheck]
-    ) -> tuple[_InputCheck, list[int]] | None:
+        self, step: int, inputs: deque[InputCheck]
+    ) -> tuple[InputCheck, list[int]] | None:
         """The first forward of ``step`` whose inputs held inf/NaN, and which (None: finite)."""
-        checks = [c for c in _checks(step, inputs) if c.values]  # (a batch may have none)
+        checks = [c for c in checks_of(step, inputs) if c.values]  # (a batch may have none)
         if not checks:
             return None
         device = checks[0].values[0].device
         sums = [
-            _sum(value, version).to(device)
+            kept_sum(value, version).to(device)
             for c in checks
             for value, version in zip(c.values, c.versions, strict=True)
         ]
@@ -381,10 +411,10 @@ class NonFiniteGuard(Guard):
         return None
 
     def _report_input(
-        self, step: int, inputs: deque[_InputCheck], check: _InputCheck, bad: list[int]
+        self, step: int, inputs: deque[InputCheck], check: InputCheck, bad: list[int]
     ) -> tuple[str, str]:
         name, shape, dtype = check.names[bad[0]], check.shapes[bad[0]], check.dtypes[bad[0]]
-        micro = sum(1 for c in inputs if _step(c) == step)  # forwards of that step
+        micro = sum(1 for c in inputs if step_of(c) == step)  # forwards of that step
         details = [f"micro-batch {check.index + 1} of {micro}"] if micro > 1 else []
         place = self.ctx.batch_places.get(step)
         if place is not None:  # fit(): the epoch, and the window's last batch in it
@@ -397,7 +427,7 @@ class NonFiniteGuard(Guard):
             "nonfinite-input",
             name="inf/NaN already in the input batch",
             message=(
-                f"{batch} held inf/NaN in {name} (shape {_shape(shape)}, "
+                f"{batch} held inf/NaN in {name} (shape {shape_text(shape)}, "
                 f"{str(dtype).removeprefix('torch.')}){also}: the gradients went non-finite "
                 f"from the data, not in a layer{skipped}"
             ),
@@ -461,101 +491,26 @@ class NonFiniteGuard(Guard):
         # The order of the first backward is all we need; the hooks then cost nothing.
         if self.weights_tell and self.order:
             self.sentinel = self.order[-1]
+            self._remember_sentinel()
         if self._order_hooks:
             for handle in self._order_hooks:
                 handle.remove()
             self._order_hooks = []
 
 
-def _step(entry: _InputCheck | tuple[int, torch.Tensor, int]) -> int:
-    return entry.step if isinstance(entry, _InputCheck) else entry[0]
-
-
-def _checks(step: int, inputs: deque) -> list[_InputCheck]:
-    """The floating inputs of each forward of ``step``, in order (``index``: its place)."""
-    checks = []
-    for index, entry in enumerate(e for e in inputs if _step(e) == step):
-        if isinstance(entry, _InputCheck):
-            entry.index = index
-            checks.append(entry)
-        elif _floating(tensor := entry[1]):
-            shape, dtype = tuple(tensor.shape), tensor.dtype
-            checks.append(_InputCheck(step, index, _FIRST, [shape], [dtype], [tensor], [entry[2]]))
-    return checks
-
-
-def _sum(value: torch.Tensor, version: int | None) -> torch.Tensor:
-    """The float32 sum of a kept input (0 when it was changed in place since: a reused buffer
-    no longer tells), or the sum already taken."""
-    if version is None:
-        return value
-    return value.sum(dtype=torch.float32) if value._version == version else torch.zeros(())
-
-
-def _floating_inputs(args: tuple, kwargs: Mapping[str, Any]) -> Iterator[tuple[str, torch.Tensor]]:
-    """(name, tensor) of the floating tensors a forward got: ``input 0``, ``input 'image'``."""
-    single = len(args) == 1 and not kwargs
-    items = [(f"input {i}", a, single and isinstance(a, Mapping)) for i, a in enumerate(args)]
-    items += [(f"input {k!r}", v, False) for k, v in kwargs.items()]
-    return _first_floating(items)
-
-
-def _input_check(step: int, found: list[tuple[str, torch.Tensor]]) -> _InputCheck:
-    """A forward's or a batch's named floating tensors, kept for the read."""
-    kept = [_keep(t) for _, t in found]
-    return _InputCheck(
-        step,
-        0,  # set when looked at
-        [name for name, _ in found],
-        [tuple(t.shape) for _, t in found],
-        [t.dtype for _, t in found],
-        [value for value, _ in kept],
-        [version for _, version in kept],
-    )
-
-
-def _floating_batch(batch: Any) -> Iterator[tuple[str, torch.Tensor]]:
-    """(name, tensor) of a batch's floating tensors: ``input 0`` (a tensor, or the first of a
-    tuple), ``batch[1]``, ``input 'image'`` (a dict's)."""
-    if isinstance(batch, Mapping):
-        items = [(f"input {key!r}", value, False) for key, value in batch.items()]
-    elif isinstance(batch, list | tuple):
-        items = [("input 0" if j == 0 else f"batch[{j}]", v, False) for j, v in enumerate(batch)]
-    else:
-        items = [("input 0", batch, False)]
-    return _first_floating(items)
-
-
-def _first_floating(items: list[tuple[str, Any, bool]]) -> Iterator[tuple[str, torch.Tensor]]:
-    """The first `_MAX_INPUTS` floating tensors in (name, value, bare) items, named."""
-    found = 0
-    for name, value, bare in items:
-        for sub, tensor in _tensors(value, name, bare):
-            if found == _MAX_INPUTS:
-                return
-            if _floating(tensor):
-                found += 1
-                yield sub, tensor
-
-
-def _floating(tensor: torch.Tensor) -> bool:
-    return tensor.is_floating_point() and tensor.numel() > 0
-
-
-def _tensors(value: Any, name: str, bare: bool, depth: int = 0) -> Iterator[tuple[str, Any]]:
-    if isinstance(value, torch.Tensor):
-        yield name, value
-    elif depth < 2 and isinstance(value, Mapping):
-        for key, item in value.items():
-            sub = f"input {key!r}" if bare else f"{name}[{key!r}]"
-            yield from _tensors(item, sub, False, depth + 1)
-    elif depth < 2 and isinstance(value, list | tuple):
-        for j, item in enumerate(value):
-            yield from _tensors(item, f"{name}[{j}]", False, depth + 1)
-
-
-def _shape(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+def _measured(
+    rows: deque[tuple[int, list[int], torch.Tensor]], kept: list[int] | None
+) -> list[tuple[int, list[int], torch.Tensor]]:
+    """``rows`` with each kept gradient replaced by its norm (one foreach kernel for all)."""
+    at = [r for r, (_, index, _) in enumerate(rows) if index is kept]
+    if not at:
+        return list(rows)
+    measured = list(rows)
+    norms = tensor_norms([rows[r][2].detach() for r in at]).to(rows[at[0]][2].device)
+    for j, r in enumerate(at):
+        step, index, _ = rows[r]
+        measured[r] = (step, index, norms[j].reshape(1))
+    return measured
 
 
 def _full(norms: torch.Tensor, index: list[int], count: int) -> torch.Tensor:

@@ -22,8 +22,10 @@ class OptimizerParamsGuard(Guard):
     switch = "optimizer_params"
 
     def attach(self) -> None:
+        ctx = self.ctx
         self._scan_attributes()
-        self._compare()
+        # the model as the watch found it (walked once, in the Context)
+        self._judge(ctx.params, ctx.param_names, ctx.param_ids)
 
     def on_step_pre(self) -> None:
         if self.ctx.due:
@@ -31,8 +33,8 @@ class OptimizerParamsGuard(Guard):
 
     def _scan_attributes(self) -> None:
         ctx = self.ctx
-        known = {id(p) for p in ctx.model.parameters()}
-        for module in ctx.model.modules():
+        known = ctx.param_ids
+        for module in ctx.modules:
             for attr, value in vars(module).items():
                 if attr.startswith("_"):
                     continue
@@ -59,11 +61,31 @@ class OptimizerParamsGuard(Guard):
                     )
 
     def _compare(self) -> None:
+        """The model now (a parameter added, unfrozen or replaced since the start): one walk
+        of its modules' own parameters, names only when one is missing."""
+        trainable: list[torch.Tensor] = []
+        ids: set[int] = set()
+        for module in self.ctx.model.modules():
+            for p in module._parameters.values():
+                if p is not None and id(p) not in ids:
+                    ids.add(id(p))
+                    if p.requires_grad:
+                        trainable.append(p)
+        self._judge(trainable, None, ids)
+
+    def _judge(
+        self, trainable: list[torch.Tensor], names: list[str] | None, model_ids: set[int]
+    ) -> None:
+        """``trainable``: the model's parameters that require grad (``names``: theirs, or None
+        to look them up when needed); ``model_ids``: all its parameters."""
         ctx = self.ctx
         owned = optimizer_param_ids(ctx.optimizer)
-        named = [(n, p) for n, p in ctx.model.named_parameters() if p.requires_grad]
-        missing = [n for n, p in named if id(p) not in owned]
+        missing = [i for i, p in enumerate(trainable) if id(p) not in owned]
         if missing:
+            if names is None:
+                named = {id(p): n for n, p in ctx.model.named_parameters()}
+                names = [named.get(id(p), "?") for p in trainable]
+            missing = [names[i] for i in missing]
             ctx.report(
                 "param-not-in-optimizer",
                 name="trainable parameters missing from the optimizer",
@@ -77,7 +99,6 @@ class OptimizerParamsGuard(Guard):
                 ),
                 switch=self.switch,
             )
-        model_ids = {id(p) for p in ctx.model.parameters()}
         strays = sum(
             1 for g in ctx.optimizer.param_groups for p in g["params"] if id(p) not in model_ids
         )

@@ -38,6 +38,7 @@ from trainwell.observe.signals import (
 _lock = threading.Lock()
 _wrapping: dict[str, list[Callable]] = {"clip": [], "loss": []}  # listeners that need wrappers
 _originals: dict[tuple[Any, str], Any] = {}
+_made: dict[tuple[Callable, str], Callable] = {}  # (original, kind) -> its wrapper, made once
 _CLIP = (("clip_grad_norm_", "clip_grad_norm_"), ("clip_grad_value_", "clip_grad_value_"))
 _LOSS = (("cross_entropy", "cross_entropy"), ("nll_loss", "nll_loss"))
 
@@ -91,7 +92,11 @@ def _patch_group(modules: tuple, names: tuple, active: bool, make: Callable) -> 
             if active and key not in _originals:
                 original = getattr(module, attr)
                 _originals[key] = original
-                setattr(module, attr, make(original, kind))
+                # the same wrapper each time (a window arms and disarms the loss wrapper)
+                made = _made.get((original, kind))
+                if made is None:
+                    made = _made[(original, kind)] = make(original, kind)
+                setattr(module, attr, made)
             elif not active and key in _originals:
                 setattr(module, attr, _originals.pop(key))
 

@@ -29,7 +29,14 @@ import torch
 from torch import nn
 
 from trainwell.config.guards import GuardsConfig, validate_guards
-from trainwell.guards.base import Context, ForwardRecord, Guard, first_grad_tensor, overrides
+from trainwell.guards.base import (
+    Context,
+    ForwardRecord,
+    Guard,
+    class_overrides,
+    first_grad_tensor,
+    overrides,
+)
 from trainwell.guards.finding import Finding
 from trainwell.guards.hooks import CallHandle, Hook, around_call, before_call
 from trainwell.guards.registry import guards_on
@@ -126,16 +133,16 @@ class Watch:
         """Which guard gets which per-step moment in each phase of the ``every``-step cycle
         (the guards' windows and attach() have set what they need)."""
         guards = self.guards
-        span = min(self.config.every, max((g.window for g in guards), default=1))
-        self._span = span
-        self._everything = _Table.of(guards, lambda g, m: True)
-        self._unarmed = _Table.of(guards, lambda g, m: m in g.every_step)
+        # Which guard gets which moment depends only on the guards' classes and settings: it is
+        # worked out once per process for each kind of watch (`_layouts`), not for every watch.
+        kinds = tuple(_Kind(type(g), g.window, g.dynamic, frozenset(g.every_step)) for g in guards)
+        everything, unarmed, tables, lean = _layouts(kinds, self.config.every)
+        self._span = len(tables)
+        self._everything = everything.build(guards)
+        self._unarmed = unarmed.build(guards)
         self._unarmed_posts = self._unarmed.on_step_post
-        self._tables = [_Table.of(guards, functools.partial(_armed_in, p)) for p in range(span)]
-        self._lean = [_Table.of(guards, functools.partial(_armed_lean, p)) for p in range(span)]
-        for phase in range(1, span):
-            if not self._lean[phase].armed:
-                self._lean[phase] = None
+        self._tables = [layout.build(guards) for layout in tables]
+        self._lean = [layout.build(guards) if layout is not None else None for layout in lean]
         self._posts = {}
 
     def _posts_between(self, old: _Table, new: _Table) -> list[Callable[[], None]]:
@@ -174,10 +181,10 @@ class Watch:
         if new is old and not first:
             return
         for guard in old.armed:
-            if guard not in new.armed:
+            if guard not in new.armed and class_overrides(type(guard), "on_disarm"):
                 guard.on_disarm()
         for guard in new.armed:
-            if first or guard not in old.armed:
+            if (first or guard not in old.armed) and class_overrides(type(guard), "on_arm"):
                 guard.on_arm()
         if new.on_step_pre and self._pre_hook is None:
             self._pre_hook = ctx.optimizer.register_step_pre_hook(Hook(self._on_step_pre))
@@ -198,11 +205,12 @@ class Watch:
         construction (eval mode, inference_mode)."""
         if on and self._forward_hook is None:
             model = self.ctx.model
-            if self.ctx.in_fit or _class_used_inside(model):
+            if self.ctx.in_fit or _class_used_inside(model, self.ctx.modules):
                 hook = Hook(self._on_forward)
                 self._forward_hook = model.register_forward_hook(hook, with_kwargs=True)
             else:
                 self._forward_hook = around_call(model, "forward", Hook(self._on_forward, model))
+                self.ctx.forward_wrapped = True  # guards may watch its calls too, as cheaply
         elif not on and self._forward_hook is not None:
             self._forward_hook.remove()
             self._forward_hook = None
@@ -275,7 +283,8 @@ class Watch:
         if not self.closed:
             try:
                 for guard in self.guards:
-                    guard.on_read()
+                    if class_overrides(type(guard), "on_read"):  # (the others have nothing)
+                        guard.on_read()
             finally:
                 self.ctx.flush_reads()
         self.ctx.reporter.raise_pending()
@@ -349,7 +358,11 @@ class Watch:
             for moment in self._unarmed_posts:
                 moment()
             ctx._norms = None
-            self._end_step()
+            state = signals.thread_state  # (`_end_step`, inline: this runs every step)
+            if state.clip_norms is not None:
+                state.clip_norms = None
+            if ctx.reporter.pending is not None:
+                ctx.reporter.raise_pending()
             return
         was_due = ctx.due
         old, new = self._table, self._next_table(steps)
@@ -367,7 +380,7 @@ class Watch:
 
     def _end_step(self) -> None:
         state = signals.thread_state
-        if getattr(state, "clip_norms", None) is not None:
+        if state.clip_norms is not None:
             state.clip_norms = None  # this step's: never read as the next one's
         if self.ctx.reporter.pending is not None:  # the end of the step: never inside autograd
             self.ctx.reporter.raise_pending()
@@ -409,12 +422,12 @@ class Watch:
 _MOMENTS = ("on_forward", "on_backward", "on_step_pre", "on_step_post")
 
 
-def _armed_in(phase: int, guard: Guard, moment: str) -> bool:
+def _armed_in(phase: int, guard: _Kind, moment: str) -> bool:
     """``guard`` gets ``moment`` in the window at ``phase`` (``steps % every``)."""
     return phase < guard.window or moment in guard.every_step
 
 
-def _armed_lean(phase: int, guard: Guard, moment: str) -> bool:
+def _armed_lean(phase: int, guard: _Kind, moment: str) -> bool:
     """...of a cycle without the structural checks: value checks only."""
     return (guard.dynamic and phase < guard.window) or moment in guard.every_step
 
@@ -434,28 +447,80 @@ class _Table:
         self.on_step_pre: list[Callable[[], None]] = []
         self.on_step_post: list[Callable[[], None]] = []
 
+
+@dataclasses.dataclass(frozen=True)
+class _Kind:
+    """What decides a guard's moments in each window: its class (which moments it overrides)
+    and its sampling settings."""
+
+    cls: type
+    window: int
+    dynamic: bool
+    every_step: frozenset[str]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Layout:
+    """One kind of window's `_Table`, as positions in the watch's guard list."""
+
+    moments: tuple[tuple[int, ...], ...]  # per `_MOMENTS`: the guards that get it
+    armed: tuple[int, ...]
+    records: bool
+
     @classmethod
-    def of(cls, guards: list[Guard], gets: Callable[[Guard, str], bool]) -> _Table:
-        table = cls()
-        for moment in _MOMENTS:
-            setattr(
-                table,
-                moment,
-                [getattr(g, moment) for g in guards if overrides(g, moment) and gets(g, moment)],
+    def of(cls, kinds: tuple[_Kind, ...], gets: Callable[[_Kind, str], bool]) -> _Layout:
+        moments = tuple(
+            tuple(
+                i
+                for i, kind in enumerate(kinds)
+                if class_overrides(kind.cls, moment) and gets(kind, moment)
             )
-        table.armed = tuple(g for g in guards if gets(g, ""))
-        table.records = any(
-            gets(g, m) and m not in g.every_step and overrides(g, m)
-            for g in guards
-            for m in _MOMENTS
+            for moment in _MOMENTS
         )
+        return cls(
+            moments=moments,
+            armed=tuple(i for i, kind in enumerate(kinds) if gets(kind, "")),
+            records=any(
+                gets(kind, m) and m not in kind.every_step and class_overrides(kind.cls, m)
+                for kind in kinds
+                for m in _MOMENTS
+            ),
+        )
+
+    def build(self, guards: list[Guard]) -> _Table:
+        table = _Table()
+        for moment, members in zip(_MOMENTS, self.moments, strict=True):
+            setattr(table, moment, [getattr(guards[i], moment) for i in members])
+        table.armed = tuple(guards[i] for i in self.armed)
+        table.records = self.records
         return table
 
 
-def _class_used_inside(model: nn.Module) -> bool:
-    """A module inside ``model`` has ``model``'s own class (nested ``nn.Sequential``s)."""
+@functools.lru_cache(maxsize=64)
+def _layouts(
+    kinds: tuple[_Kind, ...], every: int
+) -> tuple[_Layout, _Layout, tuple[_Layout, ...], tuple[_Layout | None, ...]]:
+    """The layouts of a watch's windows: every guard's moments (eval/no-grad forwards, held
+    steps), between armed windows, and by phase (``steps % every``) those of a structural
+    cycle and those of the others (value checks only; None: nothing armed there)."""
+    span = min(every, max((kind.window for kind in kinds), default=1))
+    tables = tuple(_Layout.of(kinds, functools.partial(_armed_in, p)) for p in range(span))
+    lean: list[_Layout | None] = [
+        _Layout.of(kinds, functools.partial(_armed_lean, p)) for p in range(span)
+    ]
+    for phase in range(1, span):
+        if not lean[phase].armed:  # type: ignore[union-attr]
+            lean[phase] = None
+    everything = _Layout.of(kinds, lambda kind, moment: True)
+    unarmed = _Layout.of(kinds, lambda kind, moment: moment in kind.every_step)
+    return everything, unarmed, tables, tuple(lean)
+
+
+def _class_used_inside(model: nn.Module, modules: list[nn.Module]) -> bool:
+    """A module inside ``model`` (``modules``: all of them) has ``model``'s own class (nested
+    ``nn.Sequential``s)."""
     cls = type(model)
-    return any(type(m) is cls for m in model.modules() if m is not model)
+    return any(type(m) is cls for m in modules if m is not model)
 
 
 def _graph_task_id() -> int:

@@ -36,6 +36,80 @@ def test_batchnorm_with_drop_last_is_silent():
     assert _train(Net(batchnorm=True), loader).findings == []
 
 
+def _sized_batches(sizes):
+    g = torch.Generator().manual_seed(0)
+    return [(torch.randn(n, 4, generator=g), torch.randint(0, 3, (n,), generator=g)) for n in sizes]
+
+
+def test_batchnorm_fed_a_tiny_batch_between_the_armed_windows_is_found():
+    """every=100: step 20 is far from any armed window; its 3-sample batch is still seen (a new
+    input shape brings the layers' hooks back for that forward)."""
+    sizes = [16] * 20 + [3] + [16] * 5
+    with warns("batchnorm-small-batch"):
+        guards = _train(Net(batchnorm=True), _sized_batches(sizes), every=100)
+    assert codes(guards) == ["batchnorm-small-batch"]
+    finding = guards.findings[0]
+    assert finding.step == 20 and "batch of 3" in finding.message
+
+
+def test_batchnorm_fed_a_tiny_batch_of_the_shape_validation_had_is_found():
+    """A 3-sample forward in eval mode, then training on 3-sample batches: the same input shape
+    in another mode is a new forward for the check."""
+    model = Net(batchnorm=True)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    crit = nn.CrossEntropyLoss()
+    (xv, _), *train = _sized_batches([3, 16, 16, 3, 3])
+    with warns("batchnorm-small-batch"), watch(model, opt, every=100) as guards:
+        for x, y in train[:2]:
+            opt.zero_grad()
+            crit(model(x), y).backward()
+            opt.step()
+        model.eval()
+        with torch.no_grad():
+            model(xv)
+        model.train()
+        for x, y in train[2:]:
+            opt.zero_grad()
+            crit(model(x), y).backward()
+            opt.step()
+    assert [f.step for f in guards.findings] == [2]
+
+
+class DictBatchNet(nn.Module):
+    """BatchNorm behind a model that takes its batch as a dict."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.body = Net(batchnorm=True)
+
+    def forward(self, batch):
+        return self.body(batch["x"])
+
+
+def test_batchnorm_behind_a_dict_input_is_watched_on_every_forward():
+    """A first argument that is not a tensor has no one shape to compare: the layers keep their
+    hooks, and the short batch of step 6 is found."""
+    data = [({"x": x}, y) for x, y in _sized_batches([16] * 6 + [2] + [16] * 2)]
+    with warns("batchnorm-small-batch"):
+        guards = _train(DictBatchNet(), data, every=100)
+    assert [(f.code, f.step) for f in guards.findings] == [("batchnorm-small-batch", 6)]
+
+
+def test_same_shape_forwards_leave_no_hook_on_the_batchnorm_layers():
+    """The layers' pre-hooks send every call through the slow path of Module.__call__: between
+    forwards of one input shape they are not there."""
+    model = Net(batchnorm=True)
+    bn = model.net[1]
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    crit = nn.CrossEntropyLoss()
+    with watch(model, opt, every=100):
+        for x, y in _sized_batches([16] * 5):
+            opt.zero_grad()
+            crit(model(x), y).backward()
+            opt.step()
+            assert not bn._forward_pre_hooks  # the first forward's hook took itself off
+
+
 class Unsharded(IterableDataset):
     """Random samples drawn from the torch RNG, not sharded: each worker yields the same ones."""
 

@@ -200,3 +200,93 @@ def test_nan_already_in_the_input_batch_is_named_as_the_input(make, key, named):
     assert finding.where == named
     assert "input batch of step 2" in finding.message and "(16, 4)" in finding.message
     assert "encoder" not in finding.message and "head" not in finding.message
+
+
+def _plain_loop(model, opt, steps, *, set_to_none=True, between=None):
+    """zero_grad(set_to_none=...), forward, backward, step; ``between(i)`` before step i."""
+    crit = nn.CrossEntropyLoss()
+    for i, (x, y) in enumerate(batches(steps)):
+        if between is not None:
+            between(i)
+        opt.zero_grad(set_to_none=set_to_none)
+        crit(model(x), y).backward()
+        opt.step()
+
+
+@pytest.mark.parametrize("set_to_none", [True, False], ids=["set_to_none", "zeroed_in_place"])
+@pytest.mark.parametrize("poison_at", [3, 5, 7])
+def test_a_nan_between_the_sampled_steps_is_found_at_its_exact_step(poison_at, set_to_none):
+    """every=8: steps 3-7 are between the armed windows (the gradient nearest the input is
+    kept by reference there when it is a new tensor each step, measured when it is zeroed in
+    place): the first bad step is exact either way."""
+    model = Poisoned()
+    model.poison_at = {poison_at}
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    with warns("nonfinite-grad"), watch(model, opt, every=8, nonfinite="warn") as guards:
+        _plain_loop(model, opt, 8, set_to_none=set_to_none)
+    finding = guards.findings[0]
+    assert finding.code == "nonfinite-grad" and finding.step == poison_at
+    assert finding.where == "encoder"
+
+
+def test_the_loop_going_over_to_zeroing_in_place_still_finds_a_later_nan():
+    """set_to_none=True up to step 4, then zero_grad(set_to_none=False): the kept gradient
+    of step 4 is the tensor later steps write into; a NaN at step 6 is found at step 6."""
+    model = Poisoned()
+    model.poison_at = {6}
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    crit = nn.CrossEntropyLoss()
+    with warns("nonfinite-grad"), watch(model, opt, every=16, nonfinite="warn") as guards:
+        for i, (x, y) in enumerate(batches(10)):
+            opt.zero_grad(set_to_none=i <= 4)
+            crit(model(x), y).backward()
+            opt.step()
+    assert [f.step for f in guards.findings] == [6]
+
+
+def test_between_the_sampled_steps_a_small_new_gradient_costs_no_device_op(monkeypatch):
+    """The usual loop (zero_grad(set_to_none=True), no clip): between the armed windows the
+    non-finite check keeps the gradient nearest the input by reference, no norm a step."""
+    model = Poisoned()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    calls = []
+    norm, foreach = torch.linalg.vector_norm, torch._foreach_norm
+
+    def between(i):
+        if i == 4:  # steps 0-2 are armed (their full checks); 4-7 are not
+            monkeypatch.setattr(
+                torch.linalg, "vector_norm", lambda *a, **k: calls.append(1) or norm(*a, **k)
+            )
+            monkeypatch.setattr(
+                torch, "_foreach_norm", lambda *a, **k: calls.append(1) or foreach(*a, **k)
+            )
+
+    with watch(model, opt, every=16) as guards:
+        _plain_loop(model, opt, 8, between=between)
+        assert calls == []  # before the read: nothing measured on steps 4-7
+    assert guards.findings == []
+
+
+def test_gradients_that_are_views_of_a_reused_buffer_are_measured_not_kept():
+    """DDP's gradient_as_bucket_view: each step's .grad is a new view of the same bucket, which
+    the next backward overwrites; kept by reference, earlier steps would read later values.
+    Here the loop puts every gradient into one flat buffer the same way: the NaN of step 5 is
+    found at step 5, not at an earlier step whose view now shows it."""
+    model = Poisoned()
+    model.poison_at = {5}
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    crit = nn.CrossEntropyLoss()
+    params = list(model.parameters())
+    bucket = torch.zeros(sum(p.numel() for p in params))
+    with warns("nonfinite-grad"), watch(model, opt, every=16, nonfinite="warn") as guards:
+        for x, y in batches(8):
+            opt.zero_grad(set_to_none=True)
+            crit(model(x), y).backward()
+            at = 0
+            for p in params:  # as DDP does: .grad becomes a view of the bucket
+                view = bucket[at : at + p.numel()]
+                view.copy_(p.grad.reshape(-1))
+                p.grad = view.view_as(p)
+                at += p.numel()
+            opt.step()
+    assert [f.step for f in guards.findings] == [5]
