@@ -50,7 +50,9 @@ class ExpressionWalker(CallResolution, CallEffects):
             and (value is None or value.kind in {V.TENSOR, V.OUTPUT})
             and not (value_node is not None and detached(value_node))
         ):
-            value = Value(V.LOSS)
+            # loss = model(batch), loss = out["loss"]: the model's own loss, as it gave it
+            raw = self._from_model_output(value, value_node)
+            value = Value(V.LOSS, flags=frozenset({V.UNSCALED}) if raw else frozenset())
         self.env[name] = value
         self.bind_loops[name] = tuple(self.loop_stack)
         if self.cls is not None and name.startswith("self.") and name.count(".") == 1:
@@ -71,6 +73,15 @@ class ExpressionWalker(CallResolution, CallEffects):
             # accelerator.prepare(model, optimizer, loader) returns the same objects, wrapped.
             for elt, arg in zip(target.elts, value_node.args, strict=True):
                 self.bind(elt, self.lookup(dotted(arg)), None)
+            return
+        engine_of = _deepspeed_model(value_node)
+        if engine_of is not None and target.elts:
+            # engine, optimizer, _, _ = deepspeed.initialize(model=model, ...): the engine
+            # wraps the model (engine.train() switches the model)
+            first = target.elts[0]
+            self.bind(first, Value(V.MODEL, alias=self.model_key(engine_of)), None)
+            for elt in target.elts[1:]:
+                self.bind(elt, None, None)
             return
         for elt in target.elts:
             elt_value: Value | None = None
@@ -213,6 +224,18 @@ class ExpressionWalker(CallResolution, CallEffects):
         self.emit(OPAQUE, call, args=arg_names(call))
         return None
 
+    def _from_model_output(self, value: Value | None, node: ast.expr | None) -> bool:
+        """``model(batch)`` itself, or an item of what a model returned (``out["loss"]``)."""
+        if value is not None and value.kind == V.OUTPUT:
+            return True
+        while isinstance(node, (ast.Subscript, ast.Attribute)):
+            node = node.value
+        if isinstance(node, ast.Call):  # model(batch)["loss"]
+            called = self.lookup(dotted(node.func))
+            return called is not None and called.kind == V.MODEL
+        base = self.lookup(dotted(node)) if isinstance(node, ast.Name) else None
+        return base is not None and base.kind == V.OUTPUT
+
     def _instance_method(
         self, receiver: Value | None, func: ast.expr
     ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -227,6 +250,18 @@ class ExpressionWalker(CallResolution, CallEffects):
         if receiver is None or receiver.kind != V.MODEL or receiver.cls not in self.fa.classes:
             return False
         return attr in self.fa.classes[receiver.cls].methods
+
+
+def _deepspeed_model(node: ast.expr | None) -> str | None:
+    """The model of ``deepspeed.initialize(model=model, ...)``."""
+    if not (isinstance(node, ast.Call) and last_part(dotted(node.func)) == "initialize"):
+        return None
+    if "deepspeed" not in (dotted(node.func) or ""):
+        return None
+    for kw in node.keywords:
+        if kw.arg == "model":
+            return dotted(kw.value)
+    return dotted(node.args[1]) if len(node.args) > 1 else None
 
 
 def binop_value(op: ast.operator, left: Value | None, right: Value | None) -> Value | None:

@@ -39,10 +39,20 @@ def parse_recovering(text: str, path: str) -> tuple[ast.Module | None, list[Synt
             return ast.parse(current, filename=path), problems
         except (SyntaxError, ValueError) as exc:
             problem = _problem(exc)
-            if not _can_blank(problem, lines, problems):
+            span = _backslash_span(lines, problem.line - 1)
+            if span is not None and not any(p.line - 1 in range(*span) for p in problems):
+                # print "a", \
+                #       b      (Python 2): the whole continued statement goes, as one
+                start, end = span
+                problems.append(SyntaxProblem(start + 1, 1, problem.message))
+                lines[start] = _stand_in(lines, start, end)
+                for index in range(start + 1, end):
+                    lines[index] = ""
+            elif not _can_blank(problem, lines, problems):
                 return None, (problems[:1] or [problem])
-            problems.append(problem)
-            lines[problem.line - 1] = _stand_in(lines, problem.line - 1)
+            else:
+                problems.append(problem)
+                lines[problem.line - 1] = _stand_in(lines, problem.line - 1)
             current = "\n".join(lines) + "\n"
 
 
@@ -81,9 +91,32 @@ def _continues_previous(lines: list[str], index: int) -> bool:
     return previous.rstrip().endswith(("\\", "(", "[", "{", ","))
 
 
-def _stand_in(lines: list[str], index: int) -> str:
+def _backslash_span(lines: list[str], index: int) -> tuple[int, int] | None:
+    """The lines ``[start, end)`` of a statement continued with backslashes around ``index``,
+    and with the brackets it opens (None when there is none, or a bracket stays open)."""
+    if not 0 <= index < len(lines):
+        return None
+    start = index
+    while start > 0 and lines[start - 1].rstrip().endswith("\\"):
+        start -= 1
+    depth, end = 0, start
+    while end < len(lines):
+        line = lines[end]
+        for ch in line.split("#", 1)[0]:
+            depth += ch in "([{"
+            depth -= ch in ")]}"
+        end += 1
+        if depth <= 0 and not line.rstrip().endswith("\\"):
+            break
+    if depth != 0 or end - start < 2 or not lines[start].rstrip().endswith("\\"):
+        return None
+    return start, end
+
+
+def _stand_in(lines: list[str], index: int, next_index: int | None = None) -> str:
     line = lines[index]
     indent = line[: len(line) - len(line.lstrip())]
-    following = next((ln for ln in lines[index + 1 :] if ln.strip()), "")
+    after = index + 1 if next_index is None else next_index
+    following = next((ln for ln in lines[after:] if ln.strip()), "")
     deeper = len(following) - len(following.lstrip()) > len(indent)
     return f"{indent}if True:" if deeper else f"{indent}pass"

@@ -1321,3 +1321,49 @@ for x, y in loader:
     loss_avg.add(cost)
 """
     assert findings(source, "TW011") == []
+
+
+# -- a loss the model returns is a loss as it gave it --------------------------------------
+MODEL_RETURNS_ITS_LOSS = """\
+import torch
+
+model = LanguageModel()
+optim = torch.optim.Adam(model.parameters())
+for step, batch in enumerate(loader):
+    loss = {loss}
+    loss.backward()  # MARK
+    if (step + 1) % 4 == 0:
+        optim.step()
+        optim.zero_grad()
+"""
+
+
+def test_a_loss_returned_by_the_model_and_accumulated_undivided_is_tw017() -> None:
+    for loss in ("model(batch)", 'model(batch)["loss"]'):
+        source = MODEL_RETURNS_ITS_LOSS.format(loss=loss)
+        assert findings(source, "TW017") == [(line_of(source, "MARK"), "TW017")]
+
+
+def test_a_loss_returned_by_the_model_and_divided_is_fine() -> None:
+    assert findings(MODEL_RETURNS_ITS_LOSS.format(loss="model(batch) / 4"), "TW017") == []
+
+
+# -- a DeepSpeed engine is its model -------------------------------------------------------
+def test_train_on_the_deepspeed_engine_restores_its_model() -> None:
+    source = """\
+import deepspeed
+import torch
+
+model = torch.nn.Linear(4, 2)
+engine, optimizer, loader, _ = deepspeed.initialize(model=model, model_parameters=model.parameters())
+for epoch in range(3):
+    engine.train()
+    for x, y in loader:
+        loss = torch.nn.functional.cross_entropy(engine(x), y)
+        engine.backward(loss)
+        engine.step()
+    model.eval()
+    with torch.no_grad():
+        print(model(x_val).argmax(1).tolist())
+"""
+    assert findings(source, "TW010") == []

@@ -28,3 +28,17 @@ def test_block_header_without_colon_keeps_its_body_checked() -> None:
     assert codes(text) == [(2, "TW000"), (3, "TW015")]
     # an unclosed bracket cannot be mended line by line: one finding, as before
     assert codes("x = f(1,\nimport torch\n" + LOAD) == [(1, "TW000")]
+
+
+def test_a_python2_print_continued_with_a_backslash_goes_as_one_statement() -> None:
+    # print "...", \ + a bracket over two more lines: the whole statement is one TW000, and
+    # the lines after it are still checked
+    text = (
+        "import torch\n"
+        "for epoch in range(3):\n"
+        "    print 'epoch: %d, err: %f' \\\n"
+        "          % (epoch,\n"
+        "             err)\n"
+        "print 'done'\n" + LOAD
+    )
+    assert codes(text) == [(3, "TW000"), (6, "TW000"), (7, "TW015")]
