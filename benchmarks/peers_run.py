@@ -53,7 +53,7 @@ def digits(cache: str | None):
 
     path = os.path.join(cache, "digits.pt") if cache else None
     if path and os.path.exists(path):
-        return torch.load(path)
+        return torch.load(path, weights_only=True)
     from trainwell.recipes.digits import load_digits_tensors
 
     data = load_digits_tensors(0.2, seed=0)
