@@ -89,7 +89,8 @@ def test_a_tiny_training_set_with_a_wide_model_is_overfitting(tmp_path):
 
 
 class Sleepy(Dataset):
-    """Blobs that take 5 ms a sample to load: the loop mostly waits for data."""
+    """Blobs that take 20 ms a sample to load: the loop mostly waits for data, even on a
+    machine so busy that a step of the tiny model takes tens of milliseconds."""
 
     def __init__(self):
         self.x, self.y = blobs(64)
@@ -98,7 +99,7 @@ class Sleepy(Dataset):
         return len(self.x)
 
     def __getitem__(self, i):
-        time.sleep(0.005)
+        time.sleep(0.02)
         return self.x[i], self.y[i]
 
 
