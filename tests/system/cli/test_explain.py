@@ -263,6 +263,8 @@ def test_compare_lines_up_explain_findings_of_real_runs(tmp_path):
     assert plot.read_text().lstrip().startswith("<?xml") and "<svg" in plot.read_text()
     table = json.loads(trainwell("compare", a, b, "--format", "json").stdout)
     assert table["config_diff"]["optim.lr"] == {a: 0.003, b: 1e-06}
-    assert table["findings_diff"] == {"lr-too-low": [b]}
+    # timing findings (input-bound, checkpoint-bound) follow the machine's load, not the runs
+    assert table["findings_diff"]["lr-too-low"] == [b]
+    assert {"diverged", "overfitting", "underfitting"}.isdisjoint(table["findings_diff"])
     bad = trainwell("compare", a, b, "--plot", str(tmp_path / "x.gif"))
     assert bad.returncode == 2 and ".png or .svg" in bad.stderr
