@@ -50,6 +50,10 @@ class FitGuards(Observer):
         nonfinite = watch.guard(NonFiniteGuard)
         self._nonfinite = nonfinite if isinstance(nonfinite, NonFiniteGuard) else None
         self._logged_step = 0
+        # The cadence read waits for the loop's next log where it logs at least once per
+        # cadence: the loop has just synced there, so the read adds no sync of its own.
+        self._read_at_logs = log_every is not None and log_every <= watch.config.every
+        self._read_due = False
 
     @property
     def findings(self) -> list[Finding]:
@@ -102,10 +106,17 @@ class FitGuards(Observer):
             places = watch.ctx.batch_places
             places[report.step - 1] = (report.epoch, report.batch_in_epoch)
             places.pop(report.step - 1 - 2 * watch.config.every, None)
-        # The guards' cadence read: right after a sampled step (its checks' values are queued),
-        # at the end of validation (before a checkpoint is saved) and at the end. Not at each
-        # log: a read costs host time even where the loop has just synced.
+        # The guards' cadence read: after each sampled step (its checks' values are queued):
+        # at once after the first, then at the loop's next log when it logs at least once per
+        # cadence (a GPU then syncs only where the loop reads its numbers anyway), else at
+        # once; and at the end of validation (before a checkpoint is saved) and at the
+        # end. Not at every log: a read costs host time even where the loop has just synced.
         if report.stepped and (watch.ctx.steps - 1) % watch.config.every == 0:
+            self._read_due = True
+        if self._read_due and (
+            report.logged is not None or not self._read_at_logs or watch.ctx.steps == 1
+        ):  # (the first step's checks: read at once, a broken loop is told at its start)
+            self._read_due = False
             watch.read()
         self._ask_stop()
 
@@ -122,6 +133,7 @@ class FitGuards(Observer):
         # that went inf/NaN show in the epoch's losses, already on the host: read only then
         # (the cadence reads and the final read see everything else).
         if not _finite_losses(metrics):
+            self._read_due = False
             self.watch.read()
         self._ask_stop()
 

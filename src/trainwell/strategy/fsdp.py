@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import nn
@@ -40,6 +40,9 @@ from trainwell.parts.memory import chosen_blocks
 from trainwell.parts.precision import resolve_precision
 from trainwell.strategy.base import BaseStrategy
 from trainwell.strategy.ddp import DDP
+
+if TYPE_CHECKING:
+    from torch.distributed.device_mesh import DeviceMesh
 
 _MIXED_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
@@ -74,12 +77,25 @@ class FSDP(DDP):
         policy = MixedPrecisionPolicy(
             param_dtype=_MIXED_DTYPES.get(mode), reduce_dtype=torch.float32
         )
+        options = {
+            "mesh": self.mesh(),
+            "reshard_after_forward": self.reshard_after_forward,
+            "mp_policy": policy,
+        }
         for path, block in shard_units(model, self.blocks):
-            fully_shard(block, reshard_after_forward=self.reshard_after_forward, mp_policy=policy)
+            fully_shard(block, **options)
             self.sharded.append(path)
-        fully_shard(model, reshard_after_forward=self.reshard_after_forward, mp_policy=policy)
+        fully_shard(model, **options)
         self.sharded.append("")
         return model
+
+    def mesh(self) -> DeviceMesh:
+        """All ranks, on this run's device type. fully_shard's own default mesh is CUDA's
+        whenever CUDA is available, which would move a ``run.device=cpu`` model's shards to
+        the GPU while its batches stay on the CPU."""
+        from torch.distributed.device_mesh import init_device_mesh
+
+        return init_device_mesh(self.device.type, (self.world_size,))
 
     def sync_gradients(self, parameters: list[torch.Tensor]) -> None:
         """Nothing: every sharded module reduce-scatters its gradients in its own backward,

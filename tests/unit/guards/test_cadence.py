@@ -188,3 +188,23 @@ def test_fit_names_a_nan_input_batch_between_the_windows(target):
     finding = result.findings[0]
     assert codes(result) == ["nonfinite-input"] and finding.where == where
     assert finding.step == 5 and "epoch 1, batch 6" in finding.message
+
+
+def test_fit_reads_after_a_sampled_step_at_the_loops_next_log(monkeypatch):
+    """A read syncs a GPU: after the first step's checks fit() reads at once, then each
+    sampled step's read waits for the loop's next log (where the loop syncs anyway)."""
+    reads = []
+    original = Watch.read
+    monkeypatch.setattr(Watch, "read", lambda self: (reads.append(self.ctx.steps), original(self)))
+    result = _fit(Net(), random_data(64), guards={"every": 10}, log_every=7, epochs=10)
+    assert result.findings == [] and result.steps == 40
+    # sampled steps end at 1, 11, 21, 31; the logs fall on 7, 14, 21, 28, 35; the end at 40
+    assert reads == [1, 14, 21, 35, 40]
+
+
+def test_fit_reads_right_after_a_sampled_step_when_it_logs_rarer_than_that(monkeypatch):
+    reads = []
+    original = Watch.read
+    monkeypatch.setattr(Watch, "read", lambda self: (reads.append(self.ctx.steps), original(self)))
+    _fit(Net(), random_data(64), guards={"every": 10}, log_every=15, epochs=10)
+    assert reads == [1, 11, 21, 31, 40]

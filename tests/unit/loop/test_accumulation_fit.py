@@ -8,6 +8,9 @@ from torch import nn
 
 import trainwell as tw
 
+# CPU semantics: fp32 equality of the weights (precision=auto picks bf16 on CUDA)
+pytestmark = pytest.mark.cpu_only
+
 
 def regression_data(n):
     g = torch.Generator().manual_seed(1)

@@ -45,6 +45,7 @@ class FailAt(Observer):
             raise RuntimeError("boom")
 
 
+@pytest.mark.cpu_only  # CPU profiler activity: time_kind CPU, aten::mm on top
 def test_profiles_the_window_and_writes_trace_table_and_summary(tmp_path):
     lines = []
     profiler = Profiler(
@@ -161,6 +162,7 @@ def test_an_error_inside_the_window_stops_the_profiler_and_keeps_the_trace(tmp_p
     assert "only 2 of 3 active steps recorded" in lines[0]
 
 
+@pytest.mark.cpu_only  # CPU profiler activity: time_kind CPU, aten::mm on top
 def test_data_wait_share_counts_the_active_steps_only(tmp_path):
     """Driven by hand: each step takes ~20 ms; warmup steps say they waited all of it, the
     active ones half of it, so the share is ~0.5 only if warmup is left out."""

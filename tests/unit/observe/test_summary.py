@@ -3,6 +3,7 @@ parameters (frozen and tied ones said as such), and the commands to type next.""
 
 from __future__ import annotations
 
+import pytest
 import torch
 from torch import nn
 
@@ -25,6 +26,7 @@ class Tied(nn.Module):
         return self.head(self.frozen(self.body(self.embed(x))))
 
 
+@pytest.mark.cpu_only  # the start line says (fp32, single): auto picks bf16 on CUDA
 def test_the_start_lists_modules_once_each_with_frozen_ones_and_the_end_the_next_commands(
     tmp_path, capsys
 ):

@@ -68,3 +68,27 @@ def test_strategy_is_a_config_key_with_its_choices():
     assert tw.build_config().run.strategy == "auto"
     with pytest.raises(ConfigError, match="did you mean 'ddp'"):
         tw.build_config(overrides=["run.strategy=dpp"])
+
+
+def test_fsdp_shards_stay_on_the_run_device_where_cuda_is_available(monkeypatch):
+    """run.device=cpu with strategy=fsdp on a CUDA machine: fully_shard's default mesh is
+    CUDA's whenever CUDA is available, which put the shards on the GPU and the batches on the
+    CPU. The strategy passes a mesh of the run's device type (CUDA faked here on a CPU
+    machine, where that default mesh cannot even be built)."""
+    import torch.distributed as dist
+
+    from trainwell.strategy.fsdp import FSDP
+
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        # what fully_shard's default mesh asks for the device type (CUDA on a GPU machine)
+        monkeypatch.setattr(torch._C, "_get_accelerator", lambda: torch.device("cuda"))
+        model = FSDP("cpu").prepare(nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)))
+        monkeypatch.undo()
+        shards = [p.to_local() for p in model.parameters()]
+        assert {s.device.type for s in shards} == {"cpu"}
+        assert {p.device_mesh.device_type for p in model.parameters()} == {"cpu"}
+        out = model(torch.randn(3, 4))
+        assert out.shape == (3, 2) and out.device.type == "cpu"
+    finally:
+        dist.destroy_process_group()
