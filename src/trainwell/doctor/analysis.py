@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from . import values as V
@@ -146,8 +147,8 @@ class FileAnalysis:
         self._new_seeds: dict[ast.AST, dict[str, Value | None]] = {}
         self.module_env: dict[str, Value | None] = {}
         self.no_grad_candidates: list[tuple[ast.AST | None, RawFinding]] = []
-        # summaries of functions whose returned graph some caller backpropagates
-        self.trained_helpers: list[Summary] = []
+        # what callers do with what the file's functions return (see HelperUses)
+        self.helper_uses = HelperUses()
         self._facts: dict[ast.AST, ScopeFacts] = {}
         # functions passed as ``step_fn=`` to trainwell's fit(): each call is a training step
         # (kept across the two passes: the fit() call may come after the function's walk)
@@ -193,7 +194,7 @@ class FileAnalysis:
             self.summaries = {}
             self.call_sites = {}
             self.no_grad_candidates = []
-            self.trained_helpers = []
+            self.helper_uses = HelperUses()
             if pass_no == 2:
                 self.seeds = self._new_seeds
             self._new_seeds = {}
@@ -216,10 +217,12 @@ class FileAnalysis:
         # no_grad: a caller elsewhere may well wrap it.  Two callers reaching the same
         # forward pass in a helper give one finding.
         seen: set[tuple[str, int, int]] = set()
+        trained = self.helper_uses.graph_helpers(self.summaries)
+        targets = self.helper_uses.cut_functions(self.summaries)
         for func, finding in self.no_grad_candidates:
-            if finding.at_call is not None and any(
-                finding.helper is trained for trained in self.trained_helpers
-            ):
+            if finding.cut_returned and func in targets:
+                continue  # its detached value is a target where a caller uses it
+            if finding.at_call is not None and id(finding.helper) in trained:
                 finding = finding.at_call
             sites = self.call_sites.get(func, []) if func is not None else [False]
             if not sites and func in self.entry_points:
@@ -305,3 +308,47 @@ class ScopeWalker(StatementWalker):
 
 
 __all__ = ["Checks", "FileAnalysis", "ScopeWalker"]
+
+
+@dataclass
+class HelperUses:
+    """What the scopes' callers do with what this file's functions return, gathered over one
+    pass: a returned graph backpropagated (or handed to code the analysis cannot see), a
+    returned detached tensor made a target, and the (function, callee) pairs where a function
+    returns its callee's graph or detached tensor in turn (``compute_loss`` returning what
+    ``actor(...)`` built, ``targets()`` returning ``q_next()``'s value)."""
+
+    graph_used: list[Summary | None] = field(default_factory=list)
+    cut_used: list[Summary | None] = field(default_factory=list)
+    graph_links: list[tuple[ast.AST | None, Summary | None]] = field(default_factory=list)
+    cut_links: list[tuple[ast.AST | None, Summary | None]] = field(default_factory=list)
+
+    def graph_helpers(self, summaries: dict[ast.AST, Summary | None]) -> set[int]:
+        """ids of the summaries of functions whose returned graph some caller trains on (or
+        may), directly or through functions returning it."""
+        return {id(s) for s in _closed(self.graph_used, self.graph_links, summaries) if s}
+
+    def cut_functions(self, summaries: dict[ast.AST, Summary | None]) -> set[ast.AST]:
+        """Functions whose returned detached tensor some caller makes a target (or may)."""
+        used = {id(s) for s in _closed(self.cut_used, self.cut_links, summaries) if s}
+        return {func for func, summary in summaries.items() if id(summary) in used}
+
+
+def _closed(
+    used: list[Summary | None],
+    links: list[tuple[ast.AST | None, Summary | None]],
+    summaries: dict[ast.AST, Summary | None],
+) -> list[Summary | None]:
+    """``used`` and, repeatedly, the callees that a used function returns the value of."""
+    found = list(used)
+    ids = {id(s) for s in found}
+    changed = True
+    while changed:
+        changed = False
+        for func, callee in links:
+            outer = summaries.get(func) if func is not None else None
+            if outer is not None and id(outer) in ids and id(callee) not in ids:
+                found.append(callee)
+                ids.add(id(callee))
+                changed = True
+    return found

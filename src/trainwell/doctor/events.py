@@ -79,6 +79,8 @@ class Summary:
     param_fates: dict[str, frozenset[str]] = field(default_factory=dict)
     discards: list[ast.AST] = field(default_factory=list)
     return_positions: tuple[frozenset[str], ...] | None = None
+    # it returns a detached tensor of a forward (a target, if a caller uses it so)
+    returns_cut: bool = False
 
     @property
     def trains(self) -> bool:
@@ -115,6 +117,9 @@ class RawFinding:
     # no_grad at the evaluating call), and the helper's summary that decides it
     at_call: RawFinding | None = None
     helper: Summary | None = None
+    # its forward's detached tensor is what the function returns: dropped when a caller
+    # makes it a loss's target (or hands it to unknown code)
+    cut_returned: bool = False
 
 
 def is_prefix(a: Path, b: Path) -> bool:

@@ -36,12 +36,15 @@ from .graph_calls import (
     CUTTING_FUNCTIONS,
     CUTTING_METHODS,
     GRAD_FUNCTIONS,
+    HOST_READS,
     NOT_FOLLOWED_METHODS,
     PURE_LIBRARIES,
     SHAPE_READS,
     VALUE_KEEPING,
+    bind_arguments,
     decide,
     is_metric,
+    names_in_nested_scopes,
     own_statements,
     phase_loops,
 )
@@ -51,6 +54,7 @@ GRAPH_LABEL = "@graph"  # in Summary.return_positions: the callee's own forward'
 BACKWARD_FATE = "backward"
 RETURN_FATE = "return"
 ESCAPE_FATE = "escape"
+DROPPED_FATE = "dropped"
 
 
 class FlowContext(Protocol):
@@ -88,6 +92,18 @@ class GraphFlow:
     backprop_from_data: set[ast.AST] = field(default_factory=set)
     # discarded forwards whose detached values feed a backward(): part of a training step
     feeds_training: set[ast.AST] = field(default_factory=set)
+    # the scope returns a detached tensor of a forward of its own (or of a function it calls):
+    # its callers may make it a loss's target (``q_next = net(s2).detach().max(1)[0]``)
+    returns_cut: bool = False
+    # calls of functions of this file whose returned graph (or detached tensor) this scope
+    # backpropagates or hands to code the analysis cannot see, and those it returns itself
+    used_calls: set[ast.AST] = field(default_factory=set)
+    returned_calls: set[ast.AST] = field(default_factory=set)
+    used_cut_calls: set[ast.AST] = field(default_factory=set)
+    returned_cut_calls: set[ast.AST] = field(default_factory=set)
+    # discarded forwards whose detached tensor the scope returns (a target, if a caller uses
+    # it so: decided with the callers, see `analysis`)
+    cut_returned: set[ast.AST] = field(default_factory=set)
     # discards found only in one phase of a ``for phase in ("train", "val")`` loop
     # (the loop's name, the phase, the training phase)
     phase_of: dict[ast.AST, tuple[str, str, str]] = field(default_factory=dict)
@@ -99,6 +115,8 @@ class _Origin:
     # a value cut from the graph of ``node`` (``out.detach()``, ``out.argmax(1)``): it no
     # longer carries the graph, but may still feed a loss (a target, an advantage)
     cut: bool = False
+    # cut to host values (``.item()``, ``.tolist()``, ``.numpy()``): numbers, not a tensor
+    host: bool = False
 
 
 Taint = frozenset[_Origin]
@@ -160,7 +178,33 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
     result.backprop_from_data = {
         node for node in result.trained_calls if node in flow.data_input and node is sources[node]
     }
+    _calls_used(flow, result)
     return result
+
+
+_USES = {BACKWARD_FATE, ESCAPE_FATE}
+
+
+def _calls_used(flow: _Flow, result: GraphFlow) -> None:
+    """The calls of this file's functions whose graph (or detached tensor) this scope uses for
+    training, or may (unknown code), and those it returns to its own callers."""
+    tensor_cut = {o: f for o, f in flow.fates.items() if o.cut and not o.host}
+    for call in flow.summaries:
+        graph = flow.fates.get(_Origin(call), set())
+        cut = tensor_cut.get(_Origin(call, cut=True), set())
+        if graph & _USES:
+            result.used_calls.add(call)
+        if RETURN_FATE in graph:
+            result.returned_calls.add(call)
+        if cut & _USES:
+            result.used_cut_calls.add(call)
+        if RETURN_FATE in cut:
+            result.returned_cut_calls.add(call)
+    for origin, fates in tensor_cut.items():
+        if RETURN_FATE in fates and (origin.node in flow.sites or origin.node in flow.summaries):
+            result.returns_cut = True
+            if origin.node in flow.sites:
+                result.cut_returned.add(origin.node)
 
 
 def _discards(flow: _Flow) -> list[tuple[ast.AST, ast.AST]]:
@@ -171,7 +215,10 @@ def _discards(flow: _Flow) -> list[tuple[ast.AST, ast.AST]]:
         # what else it returns (loss, acc = fast_adapt(...); only acc printed)
         read = origin in flow.sunk or node in flow.summaries
         if node in flow.reached and read and not flow.fates.get(origin):
-            if BACKWARD_FATE in flow.fates.get(_Origin(node, cut=True), ()):
+            if any(
+                BACKWARD_FATE in flow.fates.get(_Origin(node, cut=True, host=host), ())
+                for host in (False, True)
+            ):
                 flow.feeds_training.add(node)
             found.append((node, site))
     return found + [(call, call) for call in flow.discarding]
@@ -201,12 +248,12 @@ class _Flow:
         self.discarding: list[ast.AST] = []  # calls of model methods that discard inside
         self.returned_tuples: list[list[Taint] | None] = []  # per return: its elements
         self.call_elements: dict[ast.AST, list[Taint]] = {}  # a called tuple-return, split
-        self.captured = _names_in_nested_scopes(w.body)
+        self.captured = names_in_nested_scopes(w.body)
         self.globals = {n for s in own_statements(w.body) if isinstance(s, ast.Global)
                         for n in s.names}  # fmt: skip
 
     # -- fates ----------------------------------------------------------------------------
-    def cut(self, taint: Taint, keeps_values: bool) -> Taint:
+    def cut(self, taint: Taint, keeps_values: bool, to_host: bool = False) -> Taint:
         """A value cut from its graph: read (the graph's forward is sunk), not carried.
 
         What keeps the values (``.detach()``, ``.data``, ``.item()``) may still feed a loss as
@@ -215,7 +262,10 @@ class _Flow:
         self.sunk |= taint
         if not keeps_values:
             return _CLEAN
-        return frozenset(o if o.cut else _Origin(o.node, cut=True) for o in taint)
+        return frozenset(
+            o if o.cut and (o.host or not to_host) else _Origin(o.node, True, o.host or to_host)
+            for o in taint
+        )
 
     def fate(self, taint: Iterable[_Origin], what: str) -> None:
         for origin in taint:
@@ -254,8 +304,9 @@ class _Flow:
         elif isinstance(s, ast.Expr):
             taint = self.ev(s.value)
             if isinstance(s.value, ast.Call) and s.value in self.sources:
-                # a forward whose result is dropped: kept alive by hooks, perhaps
-                self.fate(taint, ESCAPE_FATE)
+                # a forward whose result is dropped: kept alive by hooks, perhaps (not a
+                # use that makes its callee a training helper: see _calls_used)
+                self.fate(taint, DROPPED_FATE)
         elif isinstance(s, ast.Return):
             if isinstance(s.value, ast.Tuple) and not any(
                 isinstance(e, ast.Starred) for e in s.value.elts
@@ -433,6 +484,8 @@ class _Flow:
         if summary is not None:
             if summary.discards and self.grad_on.get(call, False):
                 self.discarding.append(call)
+            if summary.returns_cut:  # a detached tensor: maybe a target (see _calls_used)
+                own = own | {_Origin(call, cut=True)}
             result = own | self.through_summary(call, summary, receiver, arg_taints)
             if summary.return_positions is not None:
                 self.call_elements[call] = self.split_return(call, summary, own, arg_taints)
@@ -441,7 +494,8 @@ class _Flow:
             if tail in SHAPE_READS:
                 self.fate(receiver, ESCAPE_FATE)
             if tail in CUTTING_METHODS:
-                return own | self.cut(receiver | passed, tail in VALUE_KEEPING)
+                kept = tail in VALUE_KEEPING
+                return own | self.cut(receiver | passed, kept, tail in HOST_READS)
             if self._is_library(name):  # torch.log(p), np.exp(x): computation, not logging
                 return own | receiver | passed
             if receiver:  # a method of a tensor (or object) holding a graph: it carries on
@@ -453,7 +507,7 @@ class _Flow:
                 self.sunk |= passed
                 return own
         if tail in CUTTING_FUNCTIONS or is_metric(tail):
-            return own | self.cut(passed, tail in VALUE_KEEPING)
+            return own | self.cut(passed, tail in VALUE_KEEPING, to_host=True)
         if call in self.sources or self._is_pure(name, func):
             return own | passed
         self.fate(passed, ESCAPE_FATE)  # unknown code: it may keep it for a backward
@@ -475,7 +529,7 @@ class _Flow:
     ) -> Taint:
         """A call of a function the analysis walked: its parameters' fates are known."""
         result: Taint = _CLEAN
-        for param, taint in _bind_arguments(call, summary.params, arg_taints).items():
+        for param, taint in bind_arguments(call, summary.params, arg_taints).items():
             fates = summary.param_fates.get(param)
             if fates is None:  # a summary made before the pass knew (or a foreign one)
                 self.fate(taint, ESCAPE_FATE)
@@ -488,7 +542,7 @@ class _Flow:
         unbound = (
             len(call.args)
             + len(call.keywords)
-            - len(_bind_arguments(call, summary.params, arg_taints))
+            - len(bind_arguments(call, summary.params, arg_taints))
         )
         if unbound:  # *args, **kwargs: not followed
             self.fate(frozenset().union(*arg_taints), ESCAPE_FATE)
@@ -499,7 +553,7 @@ class _Flow:
         self, call: ast.Call, summary: Summary, own: Taint, arg_taints: list[Taint]
     ) -> list[Taint]:
         """The taint of each element of a tuple the callee returns."""
-        bound = _bind_arguments(call, summary.params, arg_taints)
+        bound = bind_arguments(call, summary.params, arg_taints)
         elements = []
         for labels in summary.return_positions or ():
             element = own if GRAPH_LABEL in labels else _CLEAN
@@ -537,46 +591,3 @@ class _Flow:
             return True
         # loss_fn(out, y) imported from a module of the project: a loss keeps nothing
         return "loss" in last_part(name).lower() or "criterion" in last_part(name).lower()
-
-
-def _bind_arguments(call: ast.Call, params: list[str], taints: list[Taint]) -> dict[str, Taint]:
-    """Parameter -> the taint of the argument passed in it."""
-    bound: dict[str, Taint] = {}
-    positional, keywords = taints[: len(call.args)], taints[len(call.args) :]
-    if not any(isinstance(a, ast.Starred) for a in call.args):
-        bound.update(zip(params, positional, strict=False))
-    for kw, taint in zip(call.keywords, keywords, strict=True):
-        if kw.arg in params:
-            bound[kw.arg] = taint
-    return bound
-
-
-def _names_in_nested_scopes(body: list[ast.stmt]) -> set[str]:
-    """Free names of the functions and lambdas nested in the scope (what a closure reads of
-    this scope: not its parameters, not the names it binds itself)."""
-    names: set[str] = set()
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            names |= _free_names(node)
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return names
-
-
-def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
-    args = func.args
-    bound = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-    bound |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-    loaded: set[str] = set()
-    declared: set[str] = set()  # global / nonlocal: they are the outer names
-    for node in ast.walk(func):
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Load):
-                loaded.add(node.id)
-            else:
-                bound.add(node.id)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared |= set(node.names)
-    return (loaded - bound) | declared

@@ -10,6 +10,9 @@ those that put it in a container, and the libraries that compute on it without k
 from __future__ import annotations
 
 import ast
+from typing import TypeVar
+
+T = TypeVar("T")
 
 # Tensor methods whose result carries no graph (a number, indices, a boolean mask, a sample).
 CUTTING_METHODS = {
@@ -20,6 +23,8 @@ CUTTING_METHODS = {
 }  # fmt: skip
 # The cuts that keep the values: what they return may still be a loss's target.
 VALUE_KEEPING = {"item", "tolist", "numpy", "detach", "detach_", "float", "data"}
+# The cuts that read the values to the host: numbers from then on, not a tensor.
+HOST_READS = {"item", "tolist", "numpy"}
 # Attributes that carry no graph.
 CUTTING_ATTRS = {
     "data", "grad", "shape", "dtype", "device", "requires_grad", "is_cuda", "ndim",
@@ -133,3 +138,46 @@ def own_statements(body: list[ast.stmt]):
                 child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
             ):
                 stack.append(child)
+
+
+def bind_arguments(call: ast.Call, params: list[str], taints: list[T]) -> dict[str, T]:
+    """Parameter -> the taint of the argument passed in it."""
+    bound: dict[str, T] = {}
+    positional, keywords = taints[: len(call.args)], taints[len(call.args) :]
+    if not any(isinstance(a, ast.Starred) for a in call.args):
+        bound.update(zip(params, positional, strict=False))
+    for kw, taint in zip(call.keywords, keywords, strict=True):
+        if kw.arg in params:
+            bound[kw.arg] = taint
+    return bound
+
+
+def names_in_nested_scopes(body: list[ast.stmt]) -> set[str]:
+    """Free names of the functions and lambdas nested in the scope (what a closure reads of
+    this scope: not its parameters, not the names it binds itself)."""
+    names: set[str] = set()
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            names |= _free_names(node)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    args = func.args
+    bound = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    bound |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    loaded: set[str] = set()
+    declared: set[str] = set()  # global / nonlocal: they are the outer names
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                loaded.add(node.id)
+            else:
+                bound.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared |= set(node.names)
+    return (loaded - bound) | declared

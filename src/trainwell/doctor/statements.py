@@ -329,7 +329,10 @@ def _merge_envs(
     merged: dict[str, Value | None] = {}
     keys = set(start).union(*outcomes)
     for key in keys:
-        vals = [env.get(key, start.get(key)) for env in outcomes]
+        # a branch that never binds the name (``else: sys.exit("unknown net")``, or one that
+        # only reports and falls through) has no value to offer: a later use of the name
+        # reads what the binding branches gave it
+        vals = [env.get(key, start.get(key)) for env in outcomes if key in env or key in start]
         value = vals[0]
         for other in vals[1:]:
             value = merge(value, other)

@@ -67,8 +67,9 @@ def merge(a: Value | None, b: Value | None) -> Value | None:
         return None
     if a == b:
         return a
-    if a.kind == b.kind and a.cls == b.cls:
-        return Value(a.kind, a.cls, a.alias if a.alias == b.alias else None, a.flags & b.flags)
+    if a.kind == b.kind:  # vgg16(...) in one branch, resnet(...) in the other: a model
+        cls = a.cls if a.cls == b.cls else None
+        return Value(a.kind, cls, a.alias if a.alias == b.alias else None, a.flags & b.flags)
     return None
 
 

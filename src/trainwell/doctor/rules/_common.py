@@ -151,6 +151,7 @@ def summarize(w: ScopeWalker) -> Summary:
     summary.graph_site = flow.graph_site
     summary.param_fates = flow.param_fates
     summary.return_positions = flow.return_positions
+    summary.returns_cut = flow.returns_cut
     if is_module_method(w) and not w.facts.grad_machinery:
         summary.discards = [node for node, _ in inference_discards(w)]
     return summary

@@ -94,6 +94,26 @@ TW010 = Rule(
             [],
         ),
         Example(
+            "eval_chosen_in_an_elif_is_a_mode_choice",
+            """\
+            def fit(model, loader, val_loader, criterion, epochs, weights):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                for epoch in range(epochs):
+                    if weights == "finetune":
+                        model.train()
+                    elif weights == "freeze":
+                        model.eval()
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    model.eval()
+                    with torch.no_grad():
+                        print([model(x) for x, _ in val_loader])
+            """,
+            [],
+        ),
+        Example(
             "menu_loop_is_not_an_epoch_loop",
             """\
             def main(model, loader, val_loader, criterion):
@@ -239,14 +259,14 @@ def _steps_per_pass(w: ScopeWalker, e: Event, lid: int) -> bool:
 
 
 def _mode_chosen_per_iteration(seq: list[Event], e: Event, key: str) -> bool:
-    """``if phase == "train": model.train() else: model.eval()`` sets the mode every pass."""
-    if not e.path:
-        return False
-    if_id, branch = e.path[-1]
+    """``if phase == "train": model.train() else: model.eval()`` sets the mode every pass; so
+    does ``if finetune: model.train() elif freeze: model.eval()`` (a linear probe's frozen
+    backbone): the train() sits in another branch of an ``if`` that holds the eval()."""
+    branches = dict(e.path)
     return any(
         other.kind == TRAIN
         and other.receiver == key
-        and any(i == if_id and b != branch for i, b in other.path)
+        and any(i in branches and b != branches[i] for i, b in other.path)
         for other in seq
     )
 

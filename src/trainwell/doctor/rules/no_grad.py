@@ -255,6 +255,56 @@ TW012 = Rule(
             """,
             [],
         ),
+        Example(
+            "detached_target_returned_through_helpers",
+            """\
+            def next_values(q_net, s2):
+                return q_net(s2).detach().max(1)[0]
+
+            def td_loss(q_net, s, a, r, s2):
+                target = r + 0.99 * next_values(q_net, s2)
+                return F.mse_loss(q_net(s).gather(1, a).squeeze(1), target)
+
+            def learn(q_net, batch, take_step):
+                take_step(td_loss(q_net, *batch))
+            """,
+            [],
+        ),
+        Example(
+            "shared_helper_whose_loss_goes_to_unknown_code",
+            """\
+            def act(policy, state):
+                out = policy(state)
+                return out.tanh(), out.sum(1)
+
+            def pick_action(policy, state):
+                action, _ = act(policy, state)
+                return action.detach().cpu().numpy()
+
+            def actor_loss(policy, states):
+                _, logp = act(policy, states)
+                return -logp.mean()
+
+            def run(policy, env, take_step):
+                action = pick_action(policy, env.reset())
+                take_step(actor_loss(policy, env.batch()))
+            """,
+            [(6, "TW012")],
+        ),
+        Example(
+            "model_chosen_by_name_in_branches",
+            """\
+            if arch == "vgg":
+                detector = vgg16(classes)
+            elif arch == "resnet":
+                detector = resnet(classes)
+            detector.eval()
+            for images in loader:
+                boxes = detector(images).data
+                print(boxes)
+            """,
+            [(7, "TW012")],
+        ),
     ),
 )
 
@@ -347,10 +397,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     indices, detached copies or logging; anything handed to code the analysis cannot see
     counts as used.  A model's own method (``model.pi(x)``) is reported where it is called.
     """
-    for call in flow_of(w).trained_calls:
-        helper = _summary_at(w, call)
-        if helper is not None:
-            w.fa.trained_helpers.append(helper)
+    _record_helper_uses(w)
     if w.facts.grad_machinery or is_module_method(w) or _registers_hooks(w):
         return
     reported: set = set()
@@ -393,7 +440,24 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
             finding.at_call = _at_call(node, f"{what}(...)", message.partition(": ")[2] or message)
             finding.at_call.message = message
             finding.helper = _summary_at(w, node)
+        finding.cut_returned = node in flow_of(w).cut_returned
         w.fa.no_grad_candidates.append((_owner(w), finding))
+
+
+def _record_helper_uses(w: ScopeWalker) -> None:
+    """What this scope does with what the file's functions return: a graph it trains on (or
+    hands to unknown code: maybe trains on), a detached tensor it makes a target of, and
+    which of them it returns to its own callers (closed over in `analysis`)."""
+    flow = flow_of(w)
+    uses = w.fa.helper_uses
+    for call in flow.trained_calls | flow.used_calls:
+        uses.graph_used.append(_summary_at(w, call))
+    for call in flow.used_cut_calls:
+        uses.cut_used.append(_summary_at(w, call))
+    for call in flow.returned_calls:
+        uses.graph_links.append((w.func, _summary_at(w, call)))
+    for call in flow.returned_cut_calls:
+        uses.cut_links.append((w.func, _summary_at(w, call)))
 
 
 def _owner(w: ScopeWalker) -> ast.AST | None:
