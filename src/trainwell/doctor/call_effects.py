@@ -105,7 +105,7 @@ class CallEffects(ScopeState):
         self, call: ast.Call, method: str, recv_name: str | None, recv: Value
     ) -> object:
         if recv.kind == V.MODEL:
-            if method in FORWARD_METHODS:
+            if method in FORWARD_METHODS or method == "module":  # ddp.module(x): the model
                 self.emit(FORWARD, call, receiver=self.model_key(recv_name))
                 return self._model_output(recv)
             if method in V.MODULE_SELF_METHODS:

@@ -161,6 +161,8 @@ class ExpressionWalker(CallResolution, CallEffects):
         base = self.ev(node.value)
         attr = node.attr
         if base is not None:
+            if base.kind == V.MODEL and attr == "module":
+                return base  # DDP / DataParallel's wrapped model: the same model
             if base.kind == V.OUTPUT and attr == "loss":
                 return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
             if base.kind == V.OUTPUT and attr == "logits":
@@ -232,7 +234,16 @@ class ExpressionWalker(CallResolution, CallEffects):
             node = node.value
         if isinstance(node, ast.Call):  # model(batch)["loss"]
             called = self.lookup(dotted(node.func))
-            return called is not None and called.kind == V.MODEL
+            if called is not None and called.kind == V.MODEL:
+                return True
+            # model.loss(scores, labels), net.compute_loss(batch): the model's own loss
+            func = node.func
+            if isinstance(func, ast.Attribute) and (
+                "loss" in func.attr or func.attr == "criterion"
+            ):
+                owner = self.lookup(dotted(func.value))
+                return owner is not None and owner.kind == V.MODEL
+            return False
         base = self.lookup(dotted(node)) if isinstance(node, ast.Name) else None
         return base is not None and base.kind == V.OUTPUT
 

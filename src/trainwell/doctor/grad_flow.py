@@ -90,6 +90,8 @@ class GraphFlow:
     # forwards on data (no graph upstream) whose output this scope backpropagates: a frozen
     # model among them (a teacher in eval()) builds a graph that only wastes the backward
     backprop_from_data: set[ast.AST] = field(default_factory=set)
+    # forwards whose inputs carry no graph (data)
+    data_input: set[ast.AST] = field(default_factory=set)
     # discarded forwards whose detached values feed a backward(): part of a training step
     feeds_training: set[ast.AST] = field(default_factory=set)
     # the scope returns a detached tensor of a forward of its own (or of a function it calls):
@@ -178,6 +180,7 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
     result.backprop_from_data = {
         node for node in result.trained_calls if node in flow.data_input and node is sources[node]
     }
+    result.data_input = flow.data_input
     _calls_used(flow, result)
     return result
 

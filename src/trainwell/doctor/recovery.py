@@ -39,10 +39,10 @@ def parse_recovering(text: str, path: str) -> tuple[ast.Module | None, list[Synt
             return ast.parse(current, filename=path), problems
         except (SyntaxError, ValueError) as exc:
             problem = _problem(exc)
-            span = _backslash_span(lines, problem.line - 1)
+            span = _continued_span(lines, problem.line - 1)
             if span is not None and not any(p.line - 1 in range(*span) for p in problems):
-                # print "a", \
-                #       b      (Python 2): the whole continued statement goes, as one
+                # print "a", \          print f(
+                #       b      (Python 2)    a, b)   the whole statement goes, as one
                 start, end = span
                 problems.append(SyntaxProblem(start + 1, 1, problem.message))
                 lines[start] = _stand_in(lines, start, end)
@@ -91,24 +91,29 @@ def _continues_previous(lines: list[str], index: int) -> bool:
     return previous.rstrip().endswith(("\\", "(", "[", "{", ","))
 
 
-def _backslash_span(lines: list[str], index: int) -> tuple[int, int] | None:
+def _continued_span(lines: list[str], index: int) -> tuple[int, int] | None:
     """The lines ``[start, end)`` of a statement continued with backslashes around ``index``,
-    and with the brackets it opens (None when there is none, or a bracket stays open)."""
+    or over the brackets its first line opens, through the line that closes them (None when
+    there is none, or a bracket stays open)."""
     if not 0 <= index < len(lines):
         return None
     start = index
     while start > 0 and lines[start - 1].rstrip().endswith("\\"):
         start -= 1
-    depth, end = 0, start
+    depth, end, opened = 0, start, False
     while end < len(lines):
         line = lines[end]
         for ch in line.split("#", 1)[0]:
             depth += ch in "([{"
             depth -= ch in ")]}"
+        opened = opened or (end == start and depth > 0)
         end += 1
         if depth <= 0 and not line.rstrip().endswith("\\"):
             break
-    if depth != 0 or end - start < 2 or not lines[start].rstrip().endswith("\\"):
+    if depth != 0 or end - start < 2 or _continues_previous(lines, start):
+        return None
+    # continued with backslashes, or a bracket its first line opens (``print f(\n a, b)``)
+    if not (lines[start].rstrip().endswith("\\") or opened):
         return None
     return start, end
 

@@ -42,3 +42,17 @@ def test_a_python2_print_continued_with_a_backslash_goes_as_one_statement() -> N
         "print 'done'\n" + LOAD
     )
     assert codes(text) == [(3, "TW000"), (6, "TW000"), (7, "TW015")]
+
+
+def test_a_python2_print_whose_call_spans_lines_goes_as_one_statement() -> None:
+    # print f(\n a,\n b): the call's bracket closes two lines later; blanking only the
+    # first line would leave an indented fragment, and the file went unchecked
+    text = (
+        "import torch\n"
+        "def report(a, b):\n"
+        "    print evaluate(\n"
+        "        a,\n"
+        "        b)\n"
+        "report(1, 2)\n" + LOAD
+    )
+    assert codes(text) == [(3, "TW000"), (7, "TW015")]

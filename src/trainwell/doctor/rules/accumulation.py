@@ -61,6 +61,20 @@ TW017 = Rule(
             """,
             [],
         ),
+        Example(
+            "the_models_own_loss_method_unscaled",
+            """\
+            def fit(model, loader, optimizer, k):
+                model.train()
+                for i, (x, y) in enumerate(loader):
+                    loss = model.loss(model(x), y)
+                    loss.backward()
+                    if not (i % k):
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """,
+            [(5, "TW017")],
+        ),
     ),
 )
 

@@ -292,6 +292,40 @@ TW012 = Rule(
             [(6, "TW012")],
         ),
         Example(
+            "critic_frozen_before_its_dev_pass",
+            """\
+            for it in range(iters):
+                for p in netD.parameters():
+                    p.requires_grad = True
+                optD.zero_grad()
+                (netD(real).mean() - netD(netG(z).detach()).mean()).backward()
+                optD.step()
+                for p in netD.parameters():
+                    p.requires_grad = False
+                optG.zero_grad()
+                (-netD(netG(z)).mean()).backward()
+                optG.step()
+                if it % 100 == 0:
+                    print(netD(dev_images).mean().item())
+            """,
+            [],
+        ),
+        Example(
+            "wrapped_model_sampled_after_the_step",
+            """\
+            def train(generator, optimizer, loader, writer):
+                generator.train()
+                for i, (x, y) in enumerate(loader):
+                    optimizer.zero_grad()
+                    generator(x, y).mean().backward()
+                    optimizer.step()
+                    if i % 100 == 0:
+                        (sample, *_), *_ = generator.module(x[:1], gen=True)
+                        writer.add_image("sample", sample[0].data.cpu().numpy())
+            """,
+            [(8, "TW012")],
+        ),
+        Example(
             "model_chosen_by_name_in_branches",
             """\
             if arch == "vgg":
