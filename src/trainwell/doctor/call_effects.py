@@ -105,7 +105,8 @@ class CallEffects(ScopeState):
         self, call: ast.Call, method: str, recv_name: str | None, recv: Value
     ) -> object:
         if recv.kind == V.MODEL:
-            if method in FORWARD_METHODS or method == "module":  # ddp.module(x): the model
+            # ddp.module(x): the model; net.forward_masks(x), forward_features(x): a forward
+            if method in FORWARD_METHODS or method == "module" or method.startswith("forward_"):
                 self.emit(FORWARD, call, receiver=self.model_key(recv_name))
                 return self._model_output(recv)
             if method in V.MODULE_SELF_METHODS:

@@ -94,17 +94,15 @@ class GraphFlow:
     data_input: set[ast.AST] = field(default_factory=set)
     # discarded forwards whose detached values feed a backward(): part of a training step
     feeds_training: set[ast.AST] = field(default_factory=set)
-    # the scope returns a detached tensor of a forward of its own (or of a function it calls):
-    # its callers may make it a loss's target (``q_next = net(s2).detach().max(1)[0]``)
+    # it returns a detached tensor of a forward (``net(s2).detach().max(1)[0]``): a target?
     returns_cut: bool = False
-    # calls of functions of this file whose returned graph (or detached tensor) this scope
-    # backpropagates or hands to code the analysis cannot see, and those it returns itself
+    # calls of this file's functions whose returned graph (detached tensor) this scope trains
+    # on or hands to unknown code, those it returns itself, and its discarded forwards whose
+    # detached tensor it returns (a target if a caller uses it so: see `analysis`)
     used_calls: set[ast.AST] = field(default_factory=set)
     returned_calls: set[ast.AST] = field(default_factory=set)
     used_cut_calls: set[ast.AST] = field(default_factory=set)
     returned_cut_calls: set[ast.AST] = field(default_factory=set)
-    # discarded forwards whose detached tensor the scope returns (a target, if a caller uses
-    # it so: decided with the callers, see `analysis`)
     cut_returned: set[ast.AST] = field(default_factory=set)
     # discards found only in one phase of a ``for phase in ("train", "val")`` loop
     # (the loop's name, the phase, the training phase)
@@ -335,7 +333,7 @@ class _Flow:
             self.ev(s.test)
             decided = decide(s.test, self.assume)
             if decided is None:
-                self.branches([s.body, s.orelse])
+                self.branches([s.body, s.orelse], every_path=True)
             else:
                 self.block(s.body if decided else s.orelse)
         elif isinstance(s, (ast.With, ast.AsyncWith)):
@@ -357,10 +355,10 @@ class _Flow:
                     self.ev(child)
         # function and class definitions are scopes of their own
 
-    def branches(self, blocks: list[list[ast.stmt]]) -> None:
-        """Arms that may each run: the environment after is the union of theirs."""
+    def branches(self, blocks: list[list[ast.stmt]], every_path: bool = False) -> None:
+        """Arms that may each run: after, the union of theirs (and of before, but for if/else)."""
         start = dict(self.env)
-        merged: dict[str, Taint] = dict(start)
+        merged: dict[str, Taint] = {} if every_path else dict(start)
         for body in blocks:
             self.env = dict(start)
             self.block(body)
@@ -397,6 +395,8 @@ class _Flow:
 
     def into(self, container: ast.expr, taint: Taint) -> None:
         """``container.append(out)`` / ``container[k] = out``: the container now holds it."""
+        while isinstance(container, ast.Subscript):  # outs[k].append(out): outs holds it
+            container = container.value
         if isinstance(container, ast.Name) and container.id not in self.globals:
             self.env[container.id] = self.env.get(container.id, _CLEAN) | taint
         else:
@@ -501,6 +501,10 @@ class _Flow:
                 return own | self.cut(receiver | passed, kept, tail in HOST_READS)
             if self._is_library(name):  # torch.log(p), np.exp(x): computation, not logging
                 return own | receiver | passed
+            if receiver and tail in CONTAINER_METHODS - {"add"}:
+                # outs[k].append(ret[k]) where the key came from a graph's dict: a list
+                self.into(func.value, passed)
+                return own
             if receiver:  # a method of a tensor (or object) holding a graph: it carries on
                 return own | receiver | passed
             if tail in CONTAINER_METHODS:

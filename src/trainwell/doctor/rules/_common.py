@@ -147,7 +147,9 @@ def summarize(w: ScopeWalker) -> Summary:
     summary.returns = _merged_returns(w.returns)
     summary.forwards = _mode_dependent_forwards(w)
     flow = flow_of(w)
-    summary.returns_graph = flow.returns_graph
+    # a scope that sets autograd itself (``set_grad_enabled(model.training)``, autograd.grad)
+    # may return no graph at all: its callers are not told it does
+    summary.returns_graph = flow.returns_graph and not w.facts.grad_machinery
     summary.graph_site = flow.graph_site
     summary.param_fates = flow.param_fates
     summary.return_positions = flow.return_positions

@@ -1,0 +1,372 @@
+"""The examples of TW012 (inference without no_grad), run as tests beside the rule: each
+mechanism of the data-flow rule with a case that must be reported and one that must not."""
+
+from __future__ import annotations
+
+from ._registry import Example
+
+EXAMPLES = (
+    Example(
+        "inference_without_no_grad",
+        """\
+        def predict(model, xs):
+            model.eval()
+            return [model(x) for x in xs]
+
+        predict(torch.nn.Linear(2, 2), [])
+        """,
+        [(3, "TW012")],
+    ),
+    Example(
+        "inference_with_no_grad",
+        """\
+        @torch.no_grad()
+        def predict(model, xs):
+            model.eval()
+            return [model(x) for x in xs]
+
+        predict(torch.nn.Linear(2, 2), [])
+        """,
+        [],
+    ),
+    Example(
+        "eval_inside_a_call_argument",
+        """\
+        def accuracy(model, loader):
+            return sum((model(x).argmax(1) == y).sum() for x, y in loader)
+
+        model = torch.nn.Linear(2, 2)
+        acc = accuracy(model.eval(), val_loader)
+        """,
+        [(2, "TW012")],
+    ),
+    Example(
+        "eval_inside_a_call_argument_no_grad",
+        """\
+        @torch.no_grad()
+        def accuracy(model, loader):
+            return sum((model(x).argmax(1) == y).sum() for x, y in loader)
+
+        model = torch.nn.Linear(2, 2)
+        acc = accuracy(model.eval(), val_loader)
+        """,
+        [],
+    ),
+    # by data flow: no eval() needed
+    Example(
+        "test_loop_without_eval",
+        """\
+        model = torch.nn.Linear(4, 2)
+        for x, y in test_loader:
+            preds = model(x).argmax(1)
+            correct += (preds == y).sum().item()
+        """,
+        [(3, "TW012")],
+    ),
+    Example(
+        "training_step_uses_its_forward",
+        """\
+        model = torch.nn.Linear(4, 2)
+        for x, y in loader:
+            out = model(x)
+            loss = torch.nn.functional.cross_entropy(out, y)
+            correct += (out.argmax(1) == y).sum().item()
+            loss.backward()
+        """,
+        [],
+    ),
+    Example(
+        "rollout_through_a_model_method",
+        """\
+        from torch.distributions import Categorical
+
+        class Policy(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+
+            def pi(self, x):
+                return torch.softmax(self.fc(x), -1)
+
+        policy = Policy()
+        action = Categorical(policy.pi(obs)).sample().item()
+        """,
+        [(12, "TW012")],
+    ),
+    Example(
+        "rollout_kept_for_reinforce",
+        """\
+        class Policy(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+                self.saved = []
+
+            def pi(self, x):
+                return torch.softmax(self.fc(x), -1)
+
+            def keep(self, prob):
+                self.saved.append(prob)
+
+        policy = Policy()
+        prob = policy.pi(obs)
+        policy.keep(prob[0])
+        """,
+        [],
+    ),
+    Example(
+        "target_network_in_the_training_step",
+        """\
+        q, q_target = torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)
+        for s, r in loader:
+            target = r + 0.99 * q_target(s).max(1)[0].detach()
+            loss = torch.nn.functional.mse_loss(q(s).max(1)[0], target)
+            loss.backward()
+        """,
+        [],
+    ),
+    Example(
+        "frozen_teacher_output_detached",
+        """\
+        student, teacher = torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)
+        teacher.eval()
+        for x in loader:
+            soft = teacher(x).detach()
+            loss = torch.nn.functional.mse_loss(student(x), soft)
+            loss.backward()
+        """,
+        [(4, "TW012")],
+    ),
+    Example(
+        "helper_metrics_from_a_returned_tuple",
+        """\
+        model = torch.nn.Linear(4, 2)
+
+        def run(x, y):
+            out = model(x)
+            return torch.nn.functional.cross_entropy(out, y), (out.argmax(1) == y).sum()
+
+        for x, y in val_loader:
+            loss, correct = run(x, y)
+            total += loss.item() + correct.item()
+        """,
+        [(4, "TW012")],
+    ),
+    Example(
+        "validation_phase_without_grad_switch",
+        """\
+        model = torch.nn.Linear(4, 2)
+        for phase in ["train", "val"]:
+            for x, y in loaders[phase]:
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+                if phase == "train":
+                    loss.backward()
+                total += loss.item()
+        """,
+        [(4, "TW012")],
+    ),
+    Example(
+        "validation_phase_with_grad_switch",
+        """\
+        model = torch.nn.Linear(4, 2)
+        for phase in ["train", "val"]:
+            for x, y in loaders[phase]:
+                with torch.set_grad_enabled(phase == "train"):
+                    loss = torch.nn.functional.cross_entropy(model(x), y)
+                if phase == "train":
+                    loss.backward()
+                total += loss.item()
+        """,
+        [],
+    ),
+    Example(
+        "shape_smoke_test",
+        """\
+        model = torch.nn.Linear(4, 2)
+        preds = model(torch.randn(3, 4))
+        assert preds.shape == (3, 2)
+        """,
+        [],
+    ),
+    Example(
+        "plot_of_a_fitted_line",
+        """\
+        model = torch.nn.Linear(1, 1)
+        predicted = model(torch.from_numpy(x_train)).detach().numpy()
+        plt.plot(x_train, predicted)
+        """,
+        [(2, "TW012")],
+    ),
+    Example(
+        "output_handed_to_unknown_code",
+        """\
+        model = torch.nn.Linear(4, 2)
+        for x, y in loader:
+            out = model(x)
+            trainer_update(out, y)
+        """,
+        [],
+    ),
+    Example(
+        "detached_target_returned_through_helpers",
+        """\
+        def next_values(q_net, s2):
+            return q_net(s2).detach().max(1)[0]
+
+        def td_loss(q_net, s, a, r, s2):
+            target = r + 0.99 * next_values(q_net, s2)
+            return F.mse_loss(q_net(s).gather(1, a).squeeze(1), target)
+
+        def learn(q_net, batch, take_step):
+            take_step(td_loss(q_net, *batch))
+        """,
+        [],
+    ),
+    Example(
+        "shared_helper_whose_loss_goes_to_unknown_code",
+        """\
+        def act(policy, state):
+            out = policy(state)
+            return out.tanh(), out.sum(1)
+
+        def pick_action(policy, state):
+            action, _ = act(policy, state)
+            return action.detach().cpu().numpy()
+
+        def actor_loss(policy, states):
+            _, logp = act(policy, states)
+            return -logp.mean()
+
+        def run(policy, env, take_step):
+            action = pick_action(policy, env.reset())
+            take_step(actor_loss(policy, env.batch()))
+        """,
+        [(6, "TW012")],
+    ),
+    Example(
+        "critic_frozen_before_its_dev_pass",
+        """\
+        for it in range(iters):
+            for p in netD.parameters():
+                p.requires_grad = True
+            optD.zero_grad()
+            (netD(real).mean() - netD(netG(z).detach()).mean()).backward()
+            optD.step()
+            for p in netD.parameters():
+                p.requires_grad = False
+            optG.zero_grad()
+            (-netD(netG(z)).mean()).backward()
+            optG.step()
+            if it % 100 == 0:
+                print(netD(dev_images).mean().item())
+        """,
+        [],
+    ),
+    Example(
+        "wrapped_model_sampled_after_the_step",
+        """\
+        def train(generator, optimizer, loader, writer):
+            generator.train()
+            for i, (x, y) in enumerate(loader):
+                optimizer.zero_grad()
+                generator(x, y).mean().backward()
+                optimizer.step()
+                if i % 100 == 0:
+                    (sample, *_), *_ = generator.module(x[:1], gen=True)
+                    writer.add_image("sample", sample[0].data.cpu().numpy())
+        """,
+        [(8, "TW012")],
+    ),
+    Example(
+        "model_chosen_by_name_in_branches",
+        """\
+        if arch == "vgg":
+            detector = vgg16(classes)
+        elif arch == "resnet":
+            detector = resnet(classes)
+        detector.eval()
+        for images in loader:
+            boxes = detector(images).data
+            print(boxes)
+        """,
+        [(7, "TW012")],
+    ),
+    Example(
+        "helper_that_sets_autograd_itself_returns_no_graph",
+        """\
+        class MetaLearner:
+            def outer_loss(self, batch):
+                mean_loss = torch.tensor(0.0)
+                for train_x, train_y, test_x, test_y in zip(*batch["train"], *batch["test"]):
+                    params = self.adapt(train_x, train_y)
+                    with torch.set_grad_enabled(self.model.training):
+                        mean_loss += self.loss_fn(self.model(test_x, params=params), test_y)
+                return mean_loss, {"loss": mean_loss.item()}
+
+            def adapt(self, x, y):
+                loss = self.loss_fn(self.model(x), y)
+                return update_parameters(self.model, loss)
+
+            def evaluate(self, loader):
+                self.model.eval()
+                for batch in loader:
+                    _, results = self.outer_loss(batch)
+                    yield results
+
+            def report(self, loader):
+                return list(self.evaluate(loader))
+        """,
+        [],
+    ),
+    Example(
+        "graph_collected_in_a_dict_of_lists",
+        """\
+        def render(rays, network):
+            return {"rgb": network(rays).sigmoid()}
+
+        def render_all(rays, network, chunk):
+            outs = {}
+            for i in range(0, len(rays), chunk):
+                ret = render(rays[i:i + chunk], network)
+                for k in ret:
+                    if k not in outs:
+                        outs[k] = []
+                    outs[k].append(ret[k])
+            return {k: torch.cat(outs[k]) for k in outs}
+
+        def train(network, rays, target, optimizer):
+            optimizer.zero_grad()
+            ((render_all(rays, network, 64)["rgb"] - target) ** 2).mean().backward()
+            optimizer.step()
+        """,
+        [],
+    ),
+    Example(
+        "both_arms_of_an_if_rebind_the_output",
+        """\
+        def predict_batch(network, x):
+            scores = network(x)
+            if isinstance(scores, list):
+                scores = [s.detach().numpy() for s in scores]
+            else:
+                scores = scores.detach().numpy()
+            return scores
+
+        def predict_epoch(network, loader):
+            network.eval()
+            return [predict_batch(network, x) for x, _ in loader]
+        """,
+        [(2, "TW012")],
+    ),
+    Example(
+        "a_forward_method_of_the_model",
+        """\
+        def explain(network, loader):
+            network.eval()
+            return [network.forward_masks(x)[0].detach().numpy() for x in loader]
+
+        explain(network, loader)
+        """,
+        [(3, "TW012")],
+    ),
+)
