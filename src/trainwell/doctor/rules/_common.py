@@ -10,7 +10,7 @@ import ast
 from collections.abc import Iterator
 
 from .. import values as V
-from .._astutil import dotted
+from .._astutil import dotted, last_part
 from ..analysis import ScopeWalker
 from ..events import (
     BACKWARD,
@@ -151,6 +151,10 @@ def summarize(w: ScopeWalker) -> Summary:
     # may return no graph at all: its callers are not told it does
     summary.returns_graph = flow.returns_graph and not w.facts.grad_machinery
     summary.graph_site = flow.graph_site
+    if not summary.returns_graph and _function_model(w):
+        # def model(xb): return xb @ weight + bias, over hand-made parameters: a forward,
+        # reported at its calls
+        summary.returns_graph, summary.graph_site = True, None
     summary.param_fates = flow.param_fates
     summary.return_positions = flow.return_positions
     summary.returns_cut = flow.returns_cut
@@ -191,6 +195,56 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
             continue
         kept.append((node, site))
     return kept
+
+
+def _function_model(w: ScopeWalker) -> bool:
+    """A function of the module that returns a computation on the module's hand-made
+    parameters (``weight = torch.randn(1, requires_grad=True)``) and trains nothing itself."""
+    func = w.func
+    if func is None or w.cls is not None or any(is_training(e) for e in w.events):
+        return False
+    params = _hand_made_parameters(w.fa.tree)
+    if not params:
+        return False
+    local = _bound_in(func) | set(w.params)
+    returned = {
+        n.id
+        for r in ast.walk(func)
+        if isinstance(r, ast.Return) and r.value is not None
+        for n in ast.walk(r.value)
+        if isinstance(n, ast.Name)
+    }
+    return bool((returned - local) & params)
+
+
+def _hand_made_parameters(tree: ast.Module) -> set[str]:
+    """Module-level names of tensors made to require gradients by hand."""
+    names: set[str] = set()
+    for node in tree.body:
+        value = node.value if isinstance(node, (ast.Assign, ast.Expr)) else None
+        if isinstance(node, ast.Assign) and isinstance(value, ast.Call):
+            made = (
+                any(
+                    k.arg == "requires_grad"
+                    and isinstance(k.value, ast.Constant)
+                    and k.value.value is True
+                    for k in value.keywords
+                )
+                or last_part(dotted(value.func)) == "Parameter"
+            )
+            if made:
+                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "requires_grad_"
+            and isinstance(value.func.value, ast.Name)
+            and not (
+                value.args and isinstance(value.args[0], ast.Constant) and not value.args[0].value
+            )
+        ):
+            names.add(value.func.value.id)
+    return names
 
 
 def _frozen_parameters_at(w: ScopeWalker, forward: Event) -> bool:

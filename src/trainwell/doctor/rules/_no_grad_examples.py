@@ -369,4 +369,47 @@ EXAMPLES = (
         """,
         [(3, "TW012")],
     ),
+    Example(
+        "a_hand_written_model_function",
+        """\
+        weight = torch.randn(1, requires_grad=True)
+        bias = torch.zeros(1, requires_grad=True)
+
+        def model(xb):
+            return xb @ weight + bias
+
+        for xb, yb in loader:
+            loss = ((model(xb) - yb) ** 2).mean()
+            loss.backward()
+            with torch.no_grad():
+                weight -= 0.01 * weight.grad
+                bias -= 0.01 * bias.grad
+                weight.grad.zero_()
+                bias.grad.zero_()
+
+        predicted = model(x_test).detach().numpy()
+        """,
+        [(16, "TW012")],
+    ),
+    Example(
+        "one_name_two_models_trained_and_tested_in_turn",
+        """\
+        model = torch.nn.Linear(1, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            loss_fn(model(xb), yb).backward()
+            optimizer.step()
+        print(model(x_test).detach().numpy())
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            loss_fn(model(xb), yb).backward()
+            optimizer.step()
+        print(model(x_test).argmax(1))
+        """,
+        [(7, "TW012"), (15, "TW012")],
+    ),
 )

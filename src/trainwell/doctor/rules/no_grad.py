@@ -160,9 +160,12 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
         event = by_node.get(node)
         model = (event.receiver if event is not None else None) or what
         # one finding per model and inference block: the whole scope when it does not
-        # train, else each loop (an evaluation inside the training loop, one after it)
-        block = (model, event.loops if event is not None and trains else ())
-        if block in reported or _reported_by_eval_rule(w, eval_rule, event, model, trains):
+        # train, else each loop (an evaluation inside the training loop, one after it) and
+        # each stretch between training steps (a script that trains and tests two models
+        # in turn under one name)
+        region = _training_region(w, event)
+        block = (model, event.loops if event is not None and trains else (), region)
+        if block in reported or _reported_by_eval_rule(w, eval_rule, event, model, region):
             continue
         reported.add(block)
         line = getattr(site, "lineno", 1)
@@ -276,17 +279,29 @@ def _freezes(node: ast.AST) -> bool:
     return False
 
 
+def _training_region(w: ScopeWalker, event: Event | None) -> tuple[int, int]:
+    """The lines between the training steps of the scope before and after ``event`` (the
+    whole scope when it does not train)."""
+    line = getattr(event.node, "lineno", 0) if event is not None else 0
+    steps = [getattr(e.node, "lineno", 0) for e in w.events if is_training(e)]
+    before = [n for n in steps if n < line]
+    after = [n for n in steps if n > line]
+    return (max(before) if before else 1, min(after) if after else 10**9)
+
+
 def _reported_by_eval_rule(
-    w: ScopeWalker, found: list, event: Event | None, model: str | None, trains: bool
+    w: ScopeWalker, found: list, event: Event | None, model: str | None, region: tuple[int, int]
 ) -> bool:
     """The eval() rule already reported this model's inference in the same block: the
-    innermost loop around the forward in a function that also trains, else the function
-    (a sampling function with two loops is one inference block)."""
-    first, last = 1, 10**9
+    innermost loop around the forward in a function that also trains, else the stretch of
+    the scope between its training steps (a sampling function with two loops is one
+    inference block)."""
+    trains = region != (1, 10**9)
+    first, last = region
     if event is not None and event.loops and trains:
         loop = w.loops[event.loops[-1]].node
         first, last = loop.lineno, getattr(loop, "end_lineno", None) or last
-    elif w.func is not None:
+    elif w.func is not None and not trains:
         first, last = w.func.lineno, getattr(w.func, "end_lineno", None) or last
     return any(
         f.path is None and first <= f.line <= last and f.message.partition("(")[0] == model
