@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from . import values as V
 from ._astutil import dotted, last_part
 from .events import CALL, FORWARD, OPAQUE, Event, Summary
+from .flow_result import GraphFlow
 from .graph_calls import (
     BACKWARD_CALLS,
     BUILTINS_PURE,
@@ -43,6 +44,7 @@ from .graph_calls import (
     VALUE_KEEPING,
     bind_arguments,
     decide,
+    is_abstract,
     is_metric,
     names_in_nested_scopes,
     own_statements,
@@ -69,44 +71,6 @@ class FlowContext(Protocol):
     fa: FileContext
 
     def lookup(self, name: str | None) -> V.Value | None: ...
-
-
-@dataclass
-class GraphFlow:
-    """The outcome of :func:`graph_flow` for one scope."""
-
-    # forwards (and graph-returning calls) whose graph nothing can use: (call, where to report)
-    discarded: list[tuple[ast.AST, ast.AST]] = field(default_factory=list)
-    # the scope returns a graph built by a forward of its own (or of a function it calls)
-    returns_graph: bool = False
-    # the forward the returned graph comes from (None: the scope's own callers are the site)
-    graph_site: ast.AST | None = None
-    # parameter -> what becomes of what is passed in it
-    param_fates: dict[str, frozenset[str]] = field(default_factory=dict)
-    # a tuple return: what each element carries (see _Flow.return_positions)
-    return_positions: tuple[frozenset[str], ...] | None = None
-    # calls of graph-returning functions whose graph this scope backpropagates
-    trained_calls: set[ast.AST] = field(default_factory=set)
-    # forwards on data (no graph upstream) whose output this scope backpropagates: a frozen
-    # model among them (a teacher in eval()) builds a graph that only wastes the backward
-    backprop_from_data: set[ast.AST] = field(default_factory=set)
-    # forwards whose inputs carry no graph (data)
-    data_input: set[ast.AST] = field(default_factory=set)
-    # discarded forwards whose detached values feed a backward(): part of a training step
-    feeds_training: set[ast.AST] = field(default_factory=set)
-    # it returns a detached tensor of a forward (``net(s2).detach().max(1)[0]``): a target?
-    returns_cut: bool = False
-    # calls of this file's functions whose returned graph (detached tensor) this scope trains
-    # on or hands to unknown code, those it returns itself, and its discarded forwards whose
-    # detached tensor it returns (a target if a caller uses it so: see `analysis`)
-    used_calls: set[ast.AST] = field(default_factory=set)
-    returned_calls: set[ast.AST] = field(default_factory=set)
-    used_cut_calls: set[ast.AST] = field(default_factory=set)
-    returned_cut_calls: set[ast.AST] = field(default_factory=set)
-    cut_returned: set[ast.AST] = field(default_factory=set)
-    # discards found only in one phase of a ``for phase in ("train", "val")`` loop
-    # (the loop's name, the phase, the training phase)
-    phase_of: dict[ast.AST, tuple[str, str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -171,7 +135,8 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
     if returned:
         result.returns_graph = True
         result.graph_site = None if is_module_method else flow.sites[returned[0]]
-    result.param_fates = {p: frozenset(flow.fates.get(_Origin(p), ())) for p in w.params}
+    if not is_abstract(w.func):  # (an abstract method's arguments: unknown, not unused)
+        result.param_fates = {p: frozenset(flow.fates.get(_Origin(p), ())) for p in w.params}
     result.trained_calls = {
         node for node in sources if BACKWARD_FATE in flow.fates.get(_Origin(node), ())
     }
@@ -179,6 +144,9 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
         node for node in result.trained_calls if node in flow.data_input and node is sources[node]
     }
     result.data_input = flow.data_input
+    result.escaped_from_data = {
+        node for node in flow.data_input if ESCAPE_FATE in flow.fates.get(_Origin(node), ())
+    }
     _calls_used(flow, result)
     return result
 
@@ -320,6 +288,8 @@ class _Flow:
                 self.fate(self.ev(s.value), RETURN_FATE)
         elif isinstance(s, (ast.For, ast.AsyncFor)):
             iterated = self.ev(s.iter)
+            if self._loader(s.iter):  # batches of a DataLoader carry no graph
+                iterated = _CLEAN
             for _ in range(2):  # twice: what one iteration leaves reaches the next
                 self.bind(s.target, iterated)
                 self.branches([s.body])
@@ -470,7 +440,7 @@ class _Flow:
         if call in self.sources:
             self.reached.add(call)
             own = frozenset({_Origin(call)})
-            if not any(not o.cut for o in receiver | passed):
+            if not any(not o.cut for o in passed):  # (the receiver: the model's holder)
                 self.data_input.add(call)  # teacher(x): nothing upstream needs the graph
         name = self.w.fa.imports.resolve(func) or ""
         tail = func.attr if isinstance(func, ast.Attribute) else last_part(name)
@@ -585,6 +555,13 @@ class _Flow:
                     labels.add(origin.node if isinstance(origin.node, str) else GRAPH_LABEL)
             positions.append(frozenset(labels))
         return tuple(positions)
+
+    def _loader(self, it: ast.expr) -> bool:
+        """``loader``, ``enumerate(loader)``, ``tqdm(self.train_loader)``: a DataLoader."""
+        while isinstance(it, ast.Call) and it.args:
+            it = it.args[0]
+        value = self.w.lookup(dotted(it))
+        return value is not None and value.kind == V.LOADER
 
     @staticmethod
     def _is_library(name: str) -> bool:

@@ -181,3 +181,19 @@ def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> se
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             declared |= set(node.names)
     return (loaded - bound) | declared
+
+
+def is_abstract(func: ast.AST | None) -> bool:
+    """A method with no body of its own (a docstring, ``pass``, ``...``, ``raise
+    NotImplementedError``): subclasses elsewhere define what it does with its arguments."""
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for stmt in func.body:
+        if isinstance(stmt, ast.Pass) or (
+            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+        ):
+            continue
+        if isinstance(stmt, ast.Raise) and "NotImplementedError" in ast.dump(stmt):
+            continue
+        return False
+    return True

@@ -190,7 +190,7 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
         # a second forward of the step itself (the batch accuracy of the model being
         # trained, in train mode): the step's business too; after eval() it is evaluation
         phase = flow.phase_of.get(node)
-        in_step = _in_training_iteration(w, event, {phase[0]: phase[1]} if phase else {})
+        in_step = in_training_iteration(w, event, {phase[0]: phase[1]} if phase else {})
         if in_step and not (_after_eval(w, event) or frozen(w, event)):
             continue
         kept.append((node, site))
@@ -322,7 +322,7 @@ def _parameters_of(it: ast.expr) -> str:
     return ""
 
 
-def _in_training_iteration(w: ScopeWalker, event: Event, assume: dict[str, str]) -> bool:
+def in_training_iteration(w: ScopeWalker, event: Event, assume: dict[str, str]) -> bool:
     """A backward() or step() runs in the same loop iteration and branch as ``event``."""
     return any(
         e.kind in {BACKWARD, STEP}

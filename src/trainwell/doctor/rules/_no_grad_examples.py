@@ -412,4 +412,23 @@ EXAMPLES = (
         """,
         [(7, "TW012"), (15, "TW012")],
     ),
+    Example(
+        "frozen_teacher_output_to_a_loss_method_defined_elsewhere",
+        """\
+        class Distiller:
+            def calculate_kd_loss(self, student_out, teacher_out, y):
+                raise NotImplementedError
+
+            def train_student(self, loader, epochs):
+                self.teacher.eval()
+                self.student.train()
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        loss = self.calculate_kd_loss(self.student(x), self.teacher(x), y)
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+        """,
+        [(10, "TW012")],
+    ),
 )

@@ -27,6 +27,7 @@ from ._common import (
     caller_key,
     flow_of,
     frozen,
+    in_training_iteration,
     inference_discards,
     is_module_method,
     is_training,
@@ -248,15 +249,38 @@ def collect_frozen_teachers(w: ScopeWalker) -> None:
     parameters get no step); under torch.no_grad() the loss is the same."""
     if w.facts.grad_machinery or _freezes_parameters(w):
         return
-    for e in w.events:
-        if e.kind == FORWARD and e.node in flow_of(w).backprop_from_data and frozen(w, e):
+    flow = flow_of(w)
+    forwards = [e for e in w.events if e.kind == FORWARD]
+    for e in forwards:
+        if not frozen(w, e) or not _beside_a_trained_model(w, e, forwards):
+            continue
+        # its output fed to the loss, or, in the training step, to a loss function the
+        # analysis cannot see (``self.calculate_kd_loss(student_out, teacher_out, y)``)
+        if e.node in flow.backprop_from_data or (
+            e.node in flow.escaped_from_data and in_training_iteration(w, e, {})
+        ):
+            through = (
+                "backward() goes through it for nothing"
+                if e.node in flow.backprop_from_data
+                else "its graph, handed to the loss, serves no gradient"
+            )
             message = (
                 f"{e.receiver}(...) is in eval() and not trained here, but runs with autograd "
-                "on and backward() goes through it for nothing (its input needs no gradient "
-                "and its parameters get no step): compute it under torch.no_grad()"
+                f"on and {through} (its input needs no gradient and its parameters get no "
+                "step): compute it under torch.no_grad()"
             )
             line, col = e.node.lineno, e.node.col_offset + 1  # type: ignore[attr-defined]
             w.fa.no_grad_candidates.append((_owner(w), RawFinding("TW012", line, col, message)))
+
+
+def _beside_a_trained_model(w: ScopeWalker, teacher: Event, forwards: list[Event]) -> bool:
+    """Another model, not frozen, whose graph this scope trains on (the student): a frozen
+    model's own backward alone computes gradients for something else (importance scores,
+    saliency), not a waste."""
+    used = flow_of(w).trained_calls | flow_of(w).escaped_from_data
+    return any(
+        e.receiver != teacher.receiver and e.node in used and not frozen(w, e) for e in forwards
+    )
 
 
 def _freezes_parameters(w: ScopeWalker) -> bool:
