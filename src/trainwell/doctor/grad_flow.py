@@ -244,6 +244,8 @@ class _Flow:
         self.block(self.w.body)
         for name in self.captured:  # a closure may backpropagate what it sees
             self.fate(self.env.get(name, _CLEAN), ESCAPE_FATE)
+            # a detached value a closure reads: a target or advantage of its loss (TRPO)
+            self.fate({o for o in self.env.get(name, _CLEAN) if o.cut}, BACKWARD_FATE)
 
     # -- statements -----------------------------------------------------------------------
     def block(self, body: list[ast.stmt]) -> None:
@@ -471,6 +473,8 @@ class _Flow:
                 return own | self.cut(receiver | passed, kept, tail in HOST_READS)
             if self._is_library(name):  # torch.log(p), np.exp(x): computation, not logging
                 return own | receiver | passed
+            if receiver and tail == "keys" and not call.args:
+                return own  # a dict's keys: names, not what it holds
             if receiver and tail in CONTAINER_METHODS - {"add"}:
                 # outs[k].append(ret[k]) where the key came from a graph's dict: a list
                 self.into(func.value, passed)

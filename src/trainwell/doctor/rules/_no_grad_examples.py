@@ -431,4 +431,34 @@ EXAMPLES = (
         """,
         [(10, "TW012")],
     ),
+    Example(
+        "a_detached_value_a_loss_closure_reads",
+        """\
+        def update(policy_net, value_net, states, actions, optimizer):
+            values = value_net(states)
+            advantages = compute_advantages(values.data)
+
+            def policy_loss():
+                return -(policy_net.log_prob(states, actions) * advantages).mean()
+
+            trust_region_step(policy_net, policy_loss)
+
+        update(policy, critic, states, actions, optimizer)
+        """,
+        [],
+    ),
+    Example(
+        "a_dicts_keys_are_not_its_graphs",
+        """\
+        def traverse(net, image, out_dir):
+            net.eval()
+            codes = {"image": net.encoder(image)}
+            for key in codes.keys():
+                make_gif(out_dir, key)
+            return [net.decoder(z).sigmoid().data for z in codes.values()]
+
+        traverse(net, image, "out")
+        """,
+        [(3, "TW012"), (6, "TW012")],
+    ),
 )

@@ -52,6 +52,24 @@ TW011 = Rule(
             ).replace("    for epoch", "    total = 0\n    for epoch"),
             [],
         ),
+        Example(
+            "per_source_losses_of_one_step",
+            """\
+            def run_epoch(model, progress, optimizer, log):
+                for step, (mix, sources) in enumerate(progress):
+                    reco = F.mse_loss(model(mix), sources, reduction="none").mean(dim=(0, 2))
+                    loss = reco.mean()
+                    losses = {}
+                    losses["loss"] = loss
+                    for k, name in enumerate(model.sources):
+                        losses[f"reco_{name}"] = reco[k]
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    log({k: v.item() for k, v in losses.items()})
+            """,
+            [],
+        ),
     ),
 )
 
@@ -88,10 +106,12 @@ def check_accumulation(
     if all(loop in bound_in for loop in w.loop_stack):
         return  # created in this very iteration: not kept across iterations
     crossed = [w.loops[loop] for loop in w.loop_stack if loop not in bound_in]
-    if any(w.loops[loop].kind == "batch" for loop in bound_in) and all(
-        info.kind not in {"batch", "epoch"} for info in crossed
-    ):
-        return  # reset every batch, summed over an inner loop (students, micro-batches)
+    if any(
+        w.loops[loop].kind == "batch" or _steps_each_pass(w.loops[loop].node) for loop in bound_in
+    ) and all(info.kind not in {"batch", "epoch"} for info in crossed):
+        # reset every batch (a loop that steps each pass is one, whatever it iterates),
+        # filled over an inner loop (students, micro-batches, a model's sources)
+        return
     if (
         container.split(".")[0] in w.backward_involved
         or last_part(container) in w.backward_involved
@@ -104,3 +124,21 @@ def check_accumulation(
         f"the loss tensor is kept in '{container}' across iterations "
         "with its whole autograd graph: use loss.item() or loss.detach()",
     )
+
+
+def _steps_each_pass(loop: ast.AST) -> bool:
+    """The loop's body calls ``backward()`` or ``step()`` itself, not in an inner loop (a
+    training iteration, whatever it iterates)."""
+    stack: list[ast.AST] = list(getattr(loop, "body", []))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.Lambda)):
+            continue
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in {"backward", "step"}
+        ):
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False

@@ -169,6 +169,29 @@ TW010 = Rule(
             """,
             [(9, "TW010")],
         ),
+        Example(
+            "validation_epochs_under_no_grad_train_nothing",
+            """\
+            class Solver:
+                def run_epoch(self, loader, train=True):
+                    for x, y in loader:
+                        loss = self.criterion(self.model(x), y)
+                        if train:
+                            self.optimizer.zero_grad()
+                            loss.backward()
+                            self.optimizer.step()
+
+                def fit(self, epochs):
+                    for epoch in range(epochs):
+                        self.model.train()
+                        self.run_epoch(self.train_loader)
+                        self.model.eval()
+                        with torch.no_grad():
+                            self.run_epoch(self.valid_loader, train=False)
+                            self.run_epoch(self.test_loader, train=False)
+            """,
+            [],
+        ),
     ),
 )
 
@@ -282,7 +305,8 @@ def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str)
         e = seq[(start + offset) % n]
         effects = [eff for k, eff in mode_effects(w, e) if k == key]
         trains_itself = any(eff.first == "train" for eff in effects)
-        if is_training(e) and not trains_itself:
+        # a call under no_grad trains nothing (``run_epoch(train=False)`` for validation)
+        if is_training(e) and not trains_itself and not e.no_grad:
             return not any(
                 is_prefix(path, e.path) or is_prefix(path, eval_path) for path in restored
             )
