@@ -94,7 +94,7 @@ class CallResolution(ScopeState):
                             cand.code, cand.line, cand.col, cand.message, cand.path or func.path
                         )
                     )
-                else:  # its file is not checked: say it at the call
+                elif self._first_foreign_report(func, cand):  # say it at the call
                     self.fa.findings.append(
                         RawFinding(
                             cand.code,
@@ -104,6 +104,15 @@ class CallResolution(ScopeState):
                         )
                     )
         return summary.returns
+
+    def _first_foreign_report(self, func: ForeignFunction, cand: RawFinding) -> bool:
+        """One finding per helper's forward and loop nest of this scope: two calls in a row
+        (``test_img(net, train_set)``, ``test_img(net, test_set)``) are one evaluation."""
+        key = (func.path, func.name, cand.line, tuple(self.loop_stack))
+        if key in self.foreign_reported:
+            return False
+        self.foreign_reported.add(key)
+        return True
 
     def _resolve_local(
         self, func: ast.expr

@@ -247,6 +247,16 @@ def test_helper_outside_the_checked_paths_is_reported_at_the_call(tmp_path: Path
     assert all("utils.py" in f.message for f in findings)
 
 
+def test_helper_of_an_unchecked_file_is_reported_once_per_evaluation(tmp_path: Path) -> None:
+    # two calls in a row (train and test accuracy) are one evaluation: one finding, at the
+    # first; a call in the epoch loop and one after it are two
+    write(tmp_path, "utils.py", UTILS)
+    evaluation = "validate(model, train_loader)\nvalidate(model, test_loader)\n"
+    script = EVAL_SCRIPT.format(evaluation="    validate(model, val_loader)\n" + evaluation)
+    train = write(tmp_path, "train.py", script)
+    assert {(f.line, f.code) for f in check_paths([train])} == {(16, "TW012"), (17, "TW012")}
+
+
 def test_helper_called_under_no_grad_is_fine(tmp_path: Path) -> None:
     write(tmp_path, "utils.py", UTILS)
     evaluation = (

@@ -12,13 +12,24 @@ positive and false negative.
     python tests/system/doctor/real/score.py --json results.json
     python tests/system/doctor/real/score.py --target 2.5 --quiet
     python tests/system/doctor/real/score.py --corpus heldout   # ../heldout, same layout
+    python tests/system/doctor/real/score.py --corpus heldout9 --projects
+
+With ``--projects`` each script is checked inside its repository, the way its users run the
+doctor: the repository's scripts of the corpus and the ``context`` files its manifest entries
+list (modules the scripts import, stored under ``context/<owner>__<name>/``, never scored) are
+laid out at their paths in the repository, so an ``evaluate()`` imported from ``utils.py`` is
+read where it is defined. Each script is still checked on its own, so a finding of another file
+is reported at this script's call into it (the labels' convention for cross-file facts).
+Without ``--projects`` each script is checked alone, as a single file.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
+import tempfile
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -77,22 +88,67 @@ def match(labels: list[dict], findings: list) -> tuple[list, list, list]:
     return matched, missed, extra
 
 
-def score(manifest: list[dict], labels: dict, target: str, corpus: Path = HERE) -> dict:
+def repository_folder(entry: dict) -> str:
+    """The folder of an entry's repository at its commit (a corpus may hold two versions)."""
+    return f"{entry['repo'].replace('/', '__')}@{entry['commit'][:12]}"
+
+
+def lay_out_projects(manifest: list[dict], corpus: Path, root: Path) -> dict[str, Path]:
+    """Copy each available script, and its entry's context files, to its path in its
+    repository under ``root``; return where each script went (by id)."""
+    placed: dict[str, Path] = {}
+    for entry in manifest:
+        source = script_path(entry, corpus)
+        if source.exists():
+            dest = root / repository_folder(entry) / entry["path"]
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, dest)
+            placed[entry["id"]] = dest
+    for entry in manifest:
+        stored = corpus / "context" / entry["repo"].replace("/", "__")
+        for relative in entry.get("context", []):
+            dest = root / repository_folder(entry) / relative
+            if not dest.exists() and (stored / relative).is_file():  # a scored script wins
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(stored / relative, dest)
+    return placed
+
+
+def findings_by_script(
+    manifest: list[dict], corpus: Path, target: str, projects: bool
+) -> dict[str, list]:
+    """The doctor's findings for each available script, checked alone; with ``projects`` its
+    repository's other files lie beside it, where its imports find them (they are read for
+    what the script uses, not checked themselves)."""
+    with tempfile.TemporaryDirectory(prefix="doctor-projects-") as tmp:
+        if projects:
+            placed = lay_out_projects(manifest, corpus, Path(tmp))
+        else:
+            placed = {e["id"]: script_path(e, corpus) for e in manifest}
+        return {
+            entry["id"]: check_paths([placed[entry["id"]]], target_torch=target)
+            for entry in manifest
+            if entry["id"] in placed and placed[entry["id"]].exists()
+        }
+
+
+def score(
+    manifest: list[dict], labels: dict, target: str, corpus: Path = HERE, projects: bool = False
+) -> dict:
     per_rule: dict[str, dict[str, int]] = defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0})
     false_positives: list[Item] = []
     false_negatives: list[Item] = []
     scored, skipped = [], []
+    found = findings_by_script(manifest, corpus, target, projects)
     for entry in manifest:
-        path = script_path(entry, corpus)
-        if not path.exists():
+        if entry["id"] not in found:
             skipped.append(entry["id"])
             continue
         scored.append(entry)
         expected = [
             label for label in labels[entry["id"]]["labels"] if applies(label["code"], target)
         ]
-        findings = check_paths([path], target_torch=target)
-        matched, missed, extra = match(expected, findings)
+        matched, missed, extra = match(expected, found[entry["id"]])
         for label, _ in matched:
             per_rule[label["code"]]["tp"] += 1
         for label in missed:
@@ -105,6 +161,7 @@ def score(manifest: list[dict], labels: dict, target: str, corpus: Path = HERE) 
     return {
         "corpus": corpus.name,
         "target_torch": target,
+        "mode": "projects" if projects else "files",
         "scripts": len(scored),
         "repositories": len({e["repo"] for e in scored}),
         "skipped_missing": skipped,
@@ -137,7 +194,7 @@ def pct(value: float | None) -> str:
 def report(result: dict, quiet: bool) -> None:
     print(
         f"\n== {result['corpus']}, target torch {result['target_torch']}: {result['scripts']} scripts from "
-        f"{result['repositories']} repositories =="
+        f"{result['repositories']} repositories, checked as {result['mode']} =="
     )
     if result["skipped_missing"]:
         print(f"   ({len(result['skipped_missing'])} not available: run fetch.py to download them)")
@@ -175,6 +232,11 @@ def main(argv: list[str] | None = None) -> int:
         help="corpus folder: a path or a sibling of this folder's name (default: real)",
     )
     parser.add_argument("--quiet", action="store_true", help="tables only, no FP/FN lists")
+    parser.add_argument(
+        "--projects",
+        action="store_true",
+        help="check each repository's scripts together, with their context files",
+    )
     args = parser.parse_args(argv)
 
     corpus = corpus_dir(args.corpus)
@@ -187,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"entries without labels: {missing}", file=sys.stderr)
         return 2
-    results = [score(manifest, labels, t, corpus) for t in args.target or ["2.5", DEFAULT_TARGET]]
+    targets = args.target or ["2.5", DEFAULT_TARGET]
+    results = [score(manifest, labels, t, corpus, args.projects) for t in targets]
     for result in results:
         report(result, args.quiet)
     if args.json:
