@@ -31,6 +31,7 @@ from . import values as V
 from ._astutil import Imports, dotted, last_part
 from .events import RawFinding, Summary
 from .foreign import Foreign, ForeignClass, ForeignNode
+from .mode_switch import TrainingSwitch, training_switch
 from .scope_facts import ScopeFacts, scope_facts
 from .scope_state import ClassInfo, WalkHooks
 from .statements import StatementWalker
@@ -147,6 +148,9 @@ class FileAnalysis:
         self._new_seeds: dict[ast.AST, dict[str, Value | None]] = {}
         self.module_env: dict[str, Value | None] = {}
         self.no_grad_candidates: list[tuple[ast.AST | None, RawFinding]] = []
+        # train-or-evaluate functions (mode_switch) whose inference calls were reported
+        self.switched_off: set[ast.AST] = set()
+        self._switches: dict[ast.AST, TrainingSwitch | None] = {}
         # what callers do with what the file's functions return (see HelperUses)
         self.helper_uses = HelperUses()
         self._facts: dict[ast.AST, ScopeFacts] = {}
@@ -194,6 +198,7 @@ class FileAnalysis:
             self.summaries = {}
             self.call_sites = {}
             self.no_grad_candidates = []
+            self.switched_off = set()
             self.helper_uses = HelperUses()
             if pass_no == 2:
                 self.seeds = self._new_seeds
@@ -220,6 +225,8 @@ class FileAnalysis:
         trained = self.helper_uses.graph_helpers(self.summaries)
         targets = self.helper_uses.cut_functions(self.summaries)
         for func, finding in self.no_grad_candidates:
+            if func in self.switched_off:
+                continue  # said at its calls that switch training off
             if finding.cut_returned and func in targets:
                 continue  # its detached value is a target where a caller uses it
             if finding.at_call is not None and id(finding.helper) in trained:
@@ -231,6 +238,13 @@ class FileAnalysis:
             if sites and not all(sites) and key not in seen:
                 seen.add(key)
                 self.findings.append(finding)
+
+    def training_switch(
+        self, func: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> TrainingSwitch | None:
+        if func not in self._switches:
+            self._switches[func] = training_switch(func, func in self.method_class)
+        return self._switches[func]
 
     def facts_of(self, scope: ast.AST) -> ScopeFacts:
         if scope not in self._facts:

@@ -83,6 +83,8 @@ class CallEffects(ScopeState):
         if method == "scale" and kind == V.SCALER and arg_vals:
             scaled = arg_vals[0]
             return scaled.plus(V.AMP) if scaled is not None and scaled.kind == V.LOSS else None
+        if method in {"eval", "train"} and recv_name is None:
+            recv_name = _part_name(_moved(recv_node))  # model.to(device).train()
         if method in {"eval", "train"} and recv_name is not None and kind not in _NOT_MODELS:
             self._mode_event(call, method, recv_name)
             return recv_val
@@ -218,6 +220,9 @@ class CallEffects(ScopeState):
         if qual in {"torch.log_softmax", "torch.nn.functional.log_softmax",
                     "torch.special.log_softmax"}:  # fmt: skip
             return Value(V.TENSOR, flags=frozenset({V.LOG_SOFTMAX}))
+        first = arg_vals[0] if arg_vals else None
+        if qual in {"torch.mean", "torch.sum"} and first is not None and first.kind == V.LOSS:
+            return first  # torch.mean(loss): as loss.mean(), still the same loss
         if qual == "torch.log" and arg_vals and arg_vals[0] and V.SOFTMAX in arg_vals[0].flags:
             return Value(V.TENSOR, flags=frozenset({V.LOG_SOFTMAX}))
         if qual.startswith("torch.nn.functional.") and tail in V.FUNCTIONAL_LOSSES:
@@ -358,3 +363,26 @@ def _is_grad_attribute(node: ast.expr | None) -> bool:
     if node.attr == "data":
         node = node.value
     return isinstance(node, ast.Attribute) and node.attr == "grad"
+
+
+# Module methods that return the module itself, moved or cast: ``model.to(device).train()``.
+_RETURN_SELF = {"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "requires_grad_"}
+
+
+def _moved(node: ast.expr | None) -> ast.expr | None:
+    """The module under ``.to(...)``/``.cuda()``/``.float()`` calls."""
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _RETURN_SELF
+    ):
+        node = node.func.value
+    return node
+
+
+def _part_name(node: ast.expr | None) -> str | None:
+    """A module's name, ``model.heads[]`` for an item of a container of modules."""
+    if isinstance(node, ast.Subscript):
+        base = dotted(node.value)
+        return f"{base}[]" if base is not None else None
+    return dotted(node)

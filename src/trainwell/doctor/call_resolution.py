@@ -11,10 +11,12 @@ function or class imported from another checked file is resolved through the
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from ._astutil import dotted, keyword
-from .events import CALL, RawFinding
+from .events import CALL, RawFinding, Summary
 from .foreign import ForeignClass, ForeignFunction
+from .mode_switch import is_known
 from .scope_state import ScopeState, arg_names, passed_name
 from .values import Value, normalize_receiver
 
@@ -105,14 +107,60 @@ class CallResolution(ScopeState):
                     )
         return summary.returns
 
-    def _first_foreign_report(self, func: ForeignFunction, cand: RawFinding) -> bool:
-        """One finding per helper's forward and loop nest of this scope: two calls in a row
-        (``test_img(net, train_set)``, ``test_img(net, test_set)``) are one evaluation."""
-        key = (func.path, func.name, cand.line, tuple(self.loop_stack))
+    def _as_switched(
+        self, call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef, summary: Summary | None
+    ) -> Summary | None:
+        """What a call of a train-or-evaluate function does with the literal it passes:
+        ``run_epoch(loader, mode="eval")`` runs none of its backward() calls, so it trains
+        nothing, and its forwards with autograd on are inference (TW012, said here)."""
+        if summary is None or not summary.trains:
+            return summary
+        switch = self.fa.training_switch(func)
+        value = switch.value_at(call) if switch is not None else None
+        if switch is None or not is_known(value) or switch.trains_with(value) is not False:
+            return summary
+        inference = replace(summary, backward=[], steps=[], train_loop=False, sched_steps=set())
+        self.fa.switched_off.add(func)  # its inference is judged at such calls, not inside
+        if not self._runs_inference(func, summary):
+            return inference
+        if self._first_report(("switch", func)):
+            # stands where this scope is run outside no_grad, as a finding of its own
+            finding = RawFinding(
+                "TW012",
+                call.lineno,
+                call.col_offset + 1,
+                f"{dotted(call.func)}(...) with {switch.param}={value!r} runs none of its "
+                "backward() calls, but its forward passes run with autograd on: autograd "
+                "records a graph for nothing; call it under torch.no_grad() or "
+                "torch.inference_mode()",
+            )
+            self.fa.no_grad_candidates.append((self.func, finding))
+        return replace(inference, forwards={})  # reported here, not again by the eval() rule
+
+    def _runs_inference(self, func: ast.AST, summary: Summary) -> bool:
+        """The function runs a model forward with autograd on that no caller can train on."""
+        if not self.fa.collect or self.no_grad() or summary.returns_graph:
+            return False
+        if self.fa.facts_of(func).grad_machinery:
+            return False
+        if summary.forwards or summary.discards:
+            return True
+        # forwards of its inference branches whose graphs nothing uses (grad_flow)
+        return any(owner is func for owner, _ in self.fa.no_grad_candidates)
+
+    def _first_report(self, what: object) -> bool:
+        """One finding per ``what`` and loop nest of this scope (two calls in a row are one
+        evaluation)."""
+        key = (what, tuple(self.loop_stack))
         if key in self.foreign_reported:
             return False
         self.foreign_reported.add(key)
         return True
+
+    def _first_foreign_report(self, func: ForeignFunction, cand: RawFinding) -> bool:
+        """One finding per helper's forward and loop nest of this scope: two calls in a row
+        (``test_img(net, train_set)``, ``test_img(net, test_set)``) are one evaluation."""
+        return self._first_report((func.path, func.name, cand.line))
 
     def _resolve_local(
         self, func: ast.expr
@@ -155,6 +203,7 @@ class CallResolution(ScopeState):
             if func not in self.local_funcs.values()
             else (self.fa.summaries.get(func))
         )
+        summary = self._as_switched(call, func, summary)
         self.emit(CALL, call, summary=summary, argmap=argmap, same_class=via_self and not instance,
                   args=arg_names(call))  # fmt: skip
         return summary.returns if summary is not None else None

@@ -128,5 +128,7 @@ def is_prefix(a: Path, b: Path) -> bool:
 
 
 def compatible(a: Path, b: Path) -> bool:
-    """Two events that can run in the same pass (not in exclusive branches)."""
-    return is_prefix(a, b) or is_prefix(b, a)
+    """Two events that can run in the same pass: no ``if`` puts them in different arms
+    (``if fp16: ...`` then ``if i % k == 0: ...`` are two ifs in a row, not a choice)."""
+    arms = dict(a)
+    return all(arms.get(if_id, branch) == branch for if_id, branch in b)

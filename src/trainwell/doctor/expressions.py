@@ -38,6 +38,11 @@ class ExpressionWalker(CallResolution, CallEffects):
             return
         if isinstance(target, ast.Subscript):
             self.ev(target.slice)
+            container = dotted(target.value)
+            if _to_number(value, value_node) and self._every_key(target, container):
+                # for k, v in losses.items(): losses[k] = v.item(): a dict of numbers now
+                self.env[container] = Value(V.NUMBER)  # type: ignore[index]
+                return
             if not isinstance(target.slice, ast.Constant):
                 # losses["d"] = d_loss overwrites one slot: it keeps one graph, not a history
                 self._at_accumulate(container_of(target.value), value, target)
@@ -45,6 +50,9 @@ class ExpressionWalker(CallResolution, CallEffects):
         name = dotted(target)
         if name is None:
             return
+        added = _added_to(name, value_node)
+        if added is not None:  # total = total + loss: as total += loss
+            self._at_accumulate(name, self.lookup(dotted(added)), value_node)  # type: ignore[arg-type]
         if (
             name in self.backward_names
             and (value is None or value.kind in {V.TENSOR, V.OUTPUT})
@@ -61,16 +69,40 @@ class ExpressionWalker(CallResolution, CallEffects):
             if not self.fa.collect:
                 self.cls.attrs[attr] = value if previous == value else merge(previous, value)
 
+    def _every_key(self, target: ast.Subscript, container: str | None) -> bool:
+        """``d[k] = ...`` in a loop over every key of ``d`` (``for k, v in d.items()``)."""
+        if container is None or not isinstance(target.slice, ast.Name) or not self.loop_stack:
+            return False
+        loop = self.loops[self.loop_stack[-1]].node
+        if not isinstance(loop, (ast.For, ast.AsyncFor)):
+            return False
+        it, keys = loop.iter, loop.target
+        if isinstance(it, ast.Call) and dotted(it.func) == "enumerate" and it.args:
+            it = it.args[0]
+            keys = keys.elts[1] if isinstance(keys, ast.Tuple) and len(keys.elts) == 2 else keys
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args:
+            if it.func.attr not in {"items", "keys"}:
+                return False
+            it = it.func.value
+        if dotted(it) != container:
+            return False
+        first = keys.elts[0] if isinstance(keys, ast.Tuple) and keys.elts else keys
+        return isinstance(first, ast.Name) and first.id == target.slice.id
+
     def _bind_tuple(
         self, target: ast.Tuple | ast.List, value: Value | None, value_node: ast.expr | None
     ) -> None:
         if (
             isinstance(value_node, ast.Call)
             and isinstance(value_node.func, ast.Attribute)
-            and value_node.func.attr == "prepare"
+            and (
+                value_node.func.attr == "prepare"
+                or (value_node.func.attr == "initialize" and dotted(value_node.func.value) == "amp")
+            )
             and len(value_node.args) == len(target.elts)
         ):
-            # accelerator.prepare(model, optimizer, loader) returns the same objects, wrapped.
+            # accelerator.prepare(model, optimizer, loader) returns the same objects, wrapped;
+            # so does apex's amp.initialize(model, optimizer, opt_level=...).
             for elt, arg in zip(target.elts, value_node.args, strict=True):
                 self.bind(elt, self.lookup(dotted(arg)), None)
             return
@@ -307,4 +339,26 @@ def _subscript_value(base: Value | None) -> Value | None:
         return Value(V.TENSOR, flags=base.flags)
     if base.kind == V.LOSS:
         return base
+    return None
+
+
+def _to_number(value: Value | None, node: ast.expr | None) -> bool:
+    """A plain number: ``x.item()``, ``float(x)``, or a value known to be one."""
+    if value is not None and value.kind == V.NUMBER:
+        return True
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        return func.attr in {"item", "tolist"} and not node.args
+    return isinstance(func, ast.Name) and func.id in {"float", "int"}
+
+
+def _added_to(name: str, node: ast.expr | None) -> ast.expr | None:
+    """The name added in ``name = name + other`` (``other`` a plain name or attribute)."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+        return None
+    for mine, other in ((node.left, node.right), (node.right, node.left)):
+        if dotted(mine) == name and isinstance(other, (ast.Name, ast.Attribute)):
+            return other
     return None

@@ -196,4 +196,7 @@ def _export(summary: Summary, path: str, checked: bool, func: str) -> Summary:
         modes={k: v for k, v in summary.modes.items() if keep(k)},
         returns=returns,
         forwards={k: node(n) for k, n in summary.forwards.items() if keep(k)},  # type: ignore[misc]
+        # what becomes of a graph handed to it (count_accuracy(logits, y) reads numbers)
+        param_fates=dict(summary.param_fates),
+        returns_cut=summary.returns_cut,
     )

@@ -21,6 +21,7 @@ from . import values as V
 from ._astutil import Imports, dotted, last_part
 from .events import Event, IfInfo, LoopInfo, RawFinding, Summary
 from .foreign import Foreign
+from .mode_switch import TrainingSwitch
 from .scope_facts import ScopeFacts
 from .values import Value, normalize_receiver, value_from_name
 
@@ -78,8 +79,14 @@ class FileContext(Protocol):
     module_env: dict[str, Value | None]
     step_fns: set[ast.AST]
     evident_models: set[str]
+    switched_off: set[ast.AST]
+    no_grad_candidates: list[tuple[ast.AST | None, RawFinding]]
 
     def facts_of(self, scope: ast.AST) -> ScopeFacts: ...
+
+    def training_switch(
+        self, func: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> TrainingSwitch | None: ...
 
     def summary_of(
         self, func: ast.FunctionDef | ast.AsyncFunctionDef, parent_env: dict | None = None

@@ -85,10 +85,20 @@ class StatementWalker(ExpressionWalker):
             ):
                 self.emit(ZERO, node)  # p.grad = None clears the gradient
             self.bind(target, value, value_node)
+            if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value_node, ast.Call):
+                self._evident_elements(target)
             self._bind_grad_context(dotted(target), value_node)
             if chained_eval is not None and dotted(target):
                 # enc = Encoder(...).eval(): the new model starts in eval mode
                 self.emit(EVAL, chained_eval, receiver=self.model_key(dotted(target)))
+
+    def _evident_elements(self, target: ast.Tuple | ast.List) -> None:
+        """``(encoder, head) = get_model(opt)``: an element the file uses as a module
+        (``head.parameters()``) is a model, whatever the call returned."""
+        for elt in target.elts:
+            name = dotted(elt)
+            if name in self.fa.evident_models and self.env.get(name) is None:
+                self.env[name] = Value(V.MODEL)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:

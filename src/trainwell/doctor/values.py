@@ -126,6 +126,9 @@ MODULE_SELF_METHODS = {
     "requires_grad_", "type", "to_empty", "apply", "share_memory",
 }  # fmt: skip
 
+_FACTORY = re.compile(
+    r"(make|build|create|get|load|init|new|setup|prepare|construct|define)_", re.I
+)
 _NAME_HEURISTICS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(optimi[sz]er|optim|opt)(_?[a-z0-9]+)?$|optimi[sz]er$|_opt$", re.I), OPTIMIZER),
     (re.compile(r"^(lr_)?sched(uler)?(_?[a-z0-9]+)?$|_scheduler$", re.I), SCHEDULER),
@@ -175,6 +178,8 @@ def value_from_name(name: str) -> Value | None:
     base = last_part(name)
     if not base or base[0].isupper():
         return None  # CapWords are classes, not instances
+    if _FACTORY.match(base):
+        return None  # make_model, build_optimizer: what they return, not what they are
     for pattern, kind in _NAME_HEURISTICS:
         if pattern.search(base):
             return Value(kind)

@@ -418,3 +418,50 @@ def test_docs_examples_and_readme_are_clean() -> None:
     assert blocks
     for block in blocks:
         assert check_source(block) == [], block
+
+
+# -- a metric helper of another file reads its inputs as numbers ------------------------
+METRICS = """
+import torch
+
+
+def count_accuracy(logits, label):
+    pred = torch.argmax(logits, dim=1).view(-1)
+    return 100 * pred.eq(label.view(-1)).float().mean()
+
+
+def keep(logits, label):
+    return tracker.record(logits, label)
+"""
+
+VALIDATE_WITH = """
+import torch
+import torch.nn.functional as F
+
+from metrics import {helper}
+
+model = torch.nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(3):
+    for x, y in train_loader:
+        optimizer.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        optimizer.step()
+    for x, y in val_loader:
+        logits = model(x)
+        print(F.cross_entropy(logits, y).item(), {helper}(logits, y))
+"""
+
+
+def test_graph_read_as_numbers_by_a_helper_of_another_file(tmp_path: Path) -> None:
+    # count_accuracy() only takes an argmax: the validation forward's graph is for nothing
+    write(tmp_path, "metrics.py", METRICS)
+    train = write(tmp_path, "train.py", VALIDATE_WITH.format(helper="count_accuracy"))
+    assert {(f.line, f.code) for f in check_paths([train])} == {(14, "TW012")}
+
+
+def test_graph_kept_by_a_helper_of_another_file_is_used(tmp_path: Path) -> None:
+    # keep() hands the graph-carrying logits to code out of sight, which may train on them
+    write(tmp_path, "metrics.py", METRICS)
+    train = write(tmp_path, "train.py", VALIDATE_WITH.format(helper="keep"))
+    assert check_paths([train]) == []

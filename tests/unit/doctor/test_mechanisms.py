@@ -1367,3 +1367,40 @@ for epoch in range(3):
         print(model(x_val).argmax(1).tolist())
 """
     assert findings(source, "TW010") == []
+
+
+# -- models bound from a tuple a helper returns ------------------------------------------
+TUPLE_MODELS = """\
+import torch
+import torch.nn.functional as F
+
+
+def get_model(opt):
+    return make_embedding(opt), make_head(opt)
+
+
+(embedder, cls_head) = get_model(opt)
+optimizer = torch.optim.SGD(
+    [{"params": embedder.parameters()}, {"params": cls_head.parameters()}], lr=0.1
+)
+for epoch in range(3):
+    for x, y in train_loader:
+        optimizer.zero_grad()
+        F.cross_entropy(cls_head(embedder(x)), y).backward()
+        optimizer.step()
+    for x, y in val_loader:
+        logits = cls_head(embedder(x))
+        print((logits.argmax(1) == y).float().mean().item())
+"""
+
+
+def test_an_element_of_a_returned_tuple_used_as_a_module_is_a_model() -> None:
+    # .parameters() says both are modules: the validation forwards of both are inference
+    source = TUPLE_MODELS
+    line = line_of(source, "logits = cls_head")
+    assert findings(source, "TW012") == [(line, "TW012"), (line, "TW012")]
+
+
+def test_an_element_of_a_returned_tuple_never_used_as_a_module_is_unknown() -> None:
+    source = TUPLE_MODELS.replace('{"params": cls_head.parameters()}', '{"params": head_params}')
+    assert findings(source, "TW012") == []

@@ -461,4 +461,156 @@ EXAMPLES = (
         """,
         [(3, "TW012"), (6, "TW012")],
     ),
+    # one function trains or evaluates by an argument: the literal a call passes decides
+    Example(
+        "function_switched_to_evaluation_by_a_literal",
+        """\
+        def run_epoch(model, loader, optimizer, mode="train"):
+            total = 0.0
+            for x, y in loader:
+                loss = F.cross_entropy(model(x), y)
+                if mode == "train":
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                total += loss.item()
+            return total
+
+        model = torch.nn.Linear(4, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(3):
+            model.train()
+            run_epoch(model, train_loader, optimizer)
+            model.eval()
+            run_epoch(model, val_loader, optimizer, mode="eval")
+            run_epoch(model, test_loader, optimizer, mode="eval")
+        """,
+        [(18, "TW012")],
+    ),
+    Example(
+        "function_switched_to_evaluation_under_no_grad",
+        """\
+        def backprop(model, data, optimizer, training=True):
+            if training:
+                for x in data:
+                    loss = model(x).pow(2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return loss.item()
+            else:
+                return torch.stack([model(x) for x in data]).detach().numpy()
+
+        model = torch.nn.Linear(4, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        backprop(model, train_data, optimizer)
+        model.eval()
+        with torch.no_grad():
+            scores = backprop(model, test_data, optimizer, False)
+        """,
+        [],
+    ),
+    Example(
+        "function_switched_by_a_variable_is_not_known",
+        """\
+        def backprop(model, data, optimizer, training=True):
+            if training:
+                for x in data:
+                    loss = model(x).pow(2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return loss.item()
+            return torch.stack([model(x) for x in data]).detach().numpy()
+
+        model = torch.nn.Linear(4, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for flag in flags:
+            backprop(model, data, optimizer, flag)
+        """,
+        [(9, "TW012")],
+    ),
+    Example(
+        # a layer without weights records no graph of its own: the finding is the model's
+        "parameterless_layer_beside_the_model",
+        """\
+        def predict(model, loader):
+            model.eval()
+            up = torch.nn.Upsample(size=(299, 299), mode="bilinear")
+            preds = []
+            for x in loader:
+                x = up(x)
+                preds.append(F.softmax(model(x), 1).data.cpu().numpy())
+            return preds
+
+        predict(torch.nn.Linear(4, 2), [])
+        """,
+        [(7, "TW012")],
+    ),
+    Example(
+        # the generator head is part of the model whose encode() was just reported
+        "a_submodule_of_the_reported_model",
+        """\
+        def inference_test(src, steps):
+            model = make_model(11, 11, 2)
+            model.eval()
+            memory = model.encode(src)
+            ys = src[:, :1]
+            for i in range(steps):
+                out = model.decode(memory, ys)
+                prob = model.generator(out[:, -1])
+                next_word = prob.argmax(1).data[0]
+                ys = torch.cat([ys, torch.full((1, 1), next_word)], dim=1)
+            print(ys)
+
+        inference_test(src, 9)
+        """,
+        [(4, "TW012")],
+    ),
+    Example(
+        # train() is run from another file; it trains through a helper on every call, so its
+        # sample grid after each epoch runs with autograd on whatever the caller does
+        "sampling_in_a_method_that_trains_through_a_helper",
+        """\
+        class Trainer:
+            def __init__(self, generator, optimizer):
+                self.G = generator
+                self.opt = optimizer
+
+            def _train_epoch(self, loader):
+                for x in loader:
+                    self.opt.zero_grad()
+                    self.G(x).pow(2).mean().backward()
+                    self.opt.step()
+
+            def train(self, loader, epochs, fixed):
+                frames = []
+                for epoch in range(epochs):
+                    self._train_epoch(loader)
+                    frames.append(self.G(fixed).cpu().data.numpy())
+                return frames
+        """,
+        [(16, "TW012")],
+    ),
+    Example(
+        "sampling_in_a_method_that_trains_only_sometimes",
+        """\
+        class Trainer:
+            def __init__(self, generator, optimizer):
+                self.G = generator
+                self.opt = optimizer
+
+            def _train_epoch(self, loader):
+                for x in loader:
+                    self.opt.zero_grad()
+                    self.G(x).pow(2).mean().backward()
+                    self.opt.step()
+
+            def run(self, loader, fixed, train):
+                if train:
+                    self._train_epoch(loader)
+                return self.G(fixed).cpu().data.numpy()
+        """,
+        [],
+    ),
 )

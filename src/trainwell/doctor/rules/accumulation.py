@@ -75,6 +75,52 @@ TW017 = Rule(
             """,
             [(5, "TW017")],
         ),
+        Example(
+            # torch.mean() of the model's per-GPU losses is still the model's own loss
+            "the_mean_of_the_models_losses_unscaled",
+            """\
+            def fit(model, loader, optimizer, k):
+                for i, (x, y) in enumerate(loader):
+                    loss, parts = model(x, y)
+                    loss = torch.mean(loss)
+                    loss.backward()
+                    if (i + 1) % k == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """,
+            [(5, "TW017")],
+        ),
+        Example(
+            # the adversarial loss's backward sits in an if of its own, beside the gated step
+            "an_extra_backward_in_an_if_beside_the_gated_step",
+            """\
+            def fit(model, loader, optimizer, k, adversarial):
+                for i, batch in enumerate(loader):
+                    loss = model(**batch)[0] / k
+                    loss.backward()
+                    if adversarial:
+                        loss_adv = model(**perturbed(batch))[0]
+                        loss_adv.backward()
+                    if (i + 1) % k == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """,
+            [(7, "TW017")],
+        ),
+        Example(
+            "backward_and_step_in_two_arms_of_one_if",
+            """\
+            def fit(model, loader, optimizer, k):
+                for i, (x, y) in enumerate(loader):
+                    loss = model(x, y)[0]
+                    if i % k:
+                        loss.backward()
+                    else:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """,
+            [],
+        ),
     ),
 )
 

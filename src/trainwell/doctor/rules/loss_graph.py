@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
-from .._astutil import last_part
+from .._astutil import dotted, last_part
 from ..analysis import ScopeWalker
 from ..values import Value
 from ._common import report
@@ -70,6 +70,69 @@ TW011 = Rule(
             """,
             [],
         ),
+        Example(
+            # every entry turned into a number in place before the sum (DBNet)
+            "a_dict_of_losses_made_numbers_key_by_key",
+            """\
+            def train_epoch(model, loader, optimizer, criterion):
+                train_loss = 0.0
+                for x, y in loader:
+                    losses = criterion(model(x), y)
+                    optimizer.zero_grad()
+                    losses["loss"].backward()
+                    optimizer.step()
+                    for key, value in losses.items():
+                        losses[key] = value.item()
+                    train_loss += losses["loss"]
+                return train_loss
+            """,
+            [],
+        ),
+        Example(
+            "a_dict_of_losses_summed_as_it_is",
+            """\
+            def train_epoch(model, loader, optimizer, criterion):
+                train_loss = 0.0
+                for x, y in loader:
+                    losses = criterion(model(x), y)
+                    optimizer.zero_grad()
+                    losses["loss"].backward()
+                    optimizer.step()
+                    train_loss += losses["loss"]
+                return train_loss
+            """,
+            [(8, "TW011")],
+        ),
+        Example(
+            "loss_added_to_a_total_by_assignment",
+            """\
+            def train_epoch(model, loader, optimizer, criterion):
+                total_loss = 0
+                for batch_id, (x, y) in enumerate(loader):
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    total_loss = total_loss + loss
+                print(total_loss / (batch_id + 1))
+            """,
+            [(8, "TW011")],
+        ),
+        Example(
+            # one step's loss summed over the heads of a multi-head model, then returned
+            "a_loss_summed_over_heads_and_returned",
+            """\
+            class Learner:
+                def criterion(self, preds, targets, tasks):
+                    loss = 0
+                    for t, t_preds in preds.items():
+                        inds = [i for i in range(len(tasks)) if tasks[i] == t]
+                        loss += self.criterion_fn(t_preds[inds], targets[inds]) * len(inds)
+                    loss /= len(targets)
+                    return loss
+            """,
+            [],
+        ),
     ),
 )
 
@@ -117,6 +180,11 @@ def check_accumulation(
         or last_part(container) in w.backward_involved
     ):
         return  # summed on purpose and back-propagated later
+    per_part = all(
+        info.kind not in {"batch", "epoch"} and not _steps_each_pass(info.node) for info in crossed
+    )
+    if not bound_in and per_part and _returned(w, container):
+        return  # a loss summed over heads or tasks, made anew per call and handed back
     report(
         w,
         "TW011",
@@ -124,6 +192,18 @@ def check_accumulation(
         f"the loss tensor is kept in '{container}' across iterations "
         "with its whole autograd graph: use loss.item() or loss.detach()",
     )
+
+
+def _returned(w: ScopeWalker, name: str) -> bool:
+    """The function returns ``name`` (alone or in a tuple), having bound it itself."""
+    if w.func is None or name not in w.bind_loops:
+        return False
+    for node in ast.walk(w.func):
+        if isinstance(node, ast.Return) and node.value is not None:
+            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            if any(dotted(v) == name for v in values):
+                return True
+    return False
 
 
 def _steps_each_pass(loop: ast.AST) -> bool:

@@ -192,6 +192,89 @@ TW010 = Rule(
             """,
             [],
         ),
+        Example(
+            # the literal itself says the call trains nothing (mode_switch), no_grad or not
+            "validation_epochs_switched_off_by_a_literal",
+            """\
+            def run_epoch(model, loader, optimizer, mode="train"):
+                for x, y in loader:
+                    loss = F.cross_entropy(model(x), y)
+                    if mode == "train":
+                        optimizer.zero_grad()
+                        loss.backward()
+                        optimizer.step()
+
+            def fit(model, loader, val_loader, optimizer, epochs):
+                for epoch in range(epochs):
+                    model.train()
+                    run_epoch(model, loader, optimizer)
+                    model.eval()
+                    run_epoch(model, val_loader, optimizer, mode="eval")
+
+            fit(torch.nn.Linear(4, 2), loader, val_loader, optimizer, 3)
+            """,
+            [(14, "TW012")],
+        ),
+        Example(
+            "train_mode_restored_on_the_moved_model",
+            """\
+            def fit(model, loader, optimizer, epochs):
+                model.train()
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        F.cross_entropy(model(x), y).backward()
+                        optimizer.step()
+                    model.eval().cpu()
+                    torch.save(model.state_dict(), "ckpt.pt")
+                    model.to(device).train()
+            """,
+            [],
+        ),
+        Example(
+            "only_the_trained_head_put_back_in_train_mode",
+            """\
+            def warm_up(model, loader, epochs):
+                optimizer = torch.optim.SGD(model.heads[-1].parameters(), lr=0.1)
+                for epoch in range(epochs):
+                    model.heads[-1].train()
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        F.cross_entropy(model(x), y).backward()
+                        optimizer.step()
+                    model.eval()
+                    with torch.no_grad():
+                        print([model(x) for x, _ in loader])
+            """,
+            [],
+        ),
+        Example(
+            # the probe puts the encoder in eval() itself and trains a new head on it
+            "a_linear_probe_sets_the_encoders_mode_itself",
+            """\
+            def probe(encoder, loader):
+                encoder.eval()
+                head = torch.nn.Linear(8, 2)
+                opt = torch.optim.Adam(head.parameters())
+                for x, y in loader:
+                    with torch.no_grad():
+                        z = encoder(x)
+                    opt.zero_grad()
+                    F.cross_entropy(head(z), y).backward()
+                    opt.step()
+
+            def fit(model, loader, optimizer, epochs):
+                for epoch in range(epochs):
+                    model.train()
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        model(x).pow(2).mean().backward()
+                        optimizer.step()
+                    model.eval()
+                    probe(model, loader)
+            """,
+            [],
+        ),
     ),
 )
 
@@ -304,9 +387,13 @@ def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str)
     for offset in range(1, n):
         e = seq[(start + offset) % n]
         effects = [eff for k, eff in mode_effects(w, e) if k == key]
-        trains_itself = any(eff.first == "train" for eff in effects)
+        # a call that sets the model's mode itself before it trains (a linear probe that
+        # puts the encoder in eval() and trains a new head) does not inherit the caller's
+        sets_mode_itself = any(eff.first in {"train", "eval"} for eff in effects)
+        if e.kind == TRAIN and e.receiver and e.receiver.startswith((f"{key}.", f"{key}[")):
+            return False  # model.heads[-1].train(): the parts' modes are managed one by one
         # a call under no_grad trains nothing (``run_epoch(train=False)`` for validation)
-        if is_training(e) and not trains_itself and not e.no_grad:
+        if is_training(e) and not sets_mode_itself and not e.no_grad:
             return not any(
                 is_prefix(path, e.path) or is_prefix(path, eval_path) for path in restored
             )

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import ast
 
+from .. import values as V
 from .._astutil import dotted
 from ..analysis import ScopeWalker
 from ..events import (
-    BACKWARD,
     CALL,
     EVAL,
     FORWARD,
     MODE_UNKNOWN,
-    STEP,
     TRAIN,
     Event,
     RawFinding,
@@ -164,9 +163,15 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
         # train, else each loop (an evaluation inside the training loop, one after it) and
         # each stretch between training steps (a script that trains and tests two models
         # in turn under one name)
+        if _parameterless(w, model):
+            continue  # nn.Upsample(...)(x): no weights, so no graph of its own
         region = _training_region(w, event)
-        block = (model, event.loops if event is not None and trains else (), region)
-        if block in reported or _reported_by_eval_rule(w, eval_rule, event, model, region):
+        loops = event.loops if event is not None and trains else ()
+        block = (model, loops, region)
+        parents = {(p, loops, region) for p in _parents(model)}
+        if block in reported or parents & reported:
+            continue  # model.generator(...) after model(...): the same model's inference
+        if _reported_by_eval_rule(w, eval_rule, event, model, region):
             continue
         reported.add(block)
         line = getattr(site, "lineno", 1)
@@ -217,13 +222,12 @@ def _owner(w: ScopeWalker) -> ast.AST | None:
     """Whose call sites decide whether a finding of this scope stands (None: it stands).
 
     A finding in a function is reported when this file calls it outside no_grad: a caller
-    elsewhere may wrap it.  Not so for a function that itself runs ``backward()`` or
-    ``step()`` on every call (``Solver.train`` called from ``main.py``): nobody runs a
-    training step under no_grad, so its evaluation part runs with autograd on.
+    elsewhere may wrap it.  Not so for a function that runs ``backward()`` or ``step()`` on
+    every call, itself or through a helper (``Solver.train`` called from ``main.py``, which
+    calls ``self._train_epoch()``): nobody runs a training step under no_grad, so its
+    evaluation part runs with autograd on.
     """
-    if w.func is None or any(
-        e.kind in {BACKWARD, STEP} and _every_call(w, e.path) for e in w.events
-    ):
+    if w.func is None or any(is_training(e) and _every_call(w, e.path) for e in w.events):
         return None
     return w.func
 
@@ -327,10 +331,32 @@ def _reported_by_eval_rule(
         first, last = loop.lineno, getattr(loop, "end_lineno", None) or last
     elif w.func is not None and not trains:
         first, last = w.func.lineno, getattr(w.func, "end_lineno", None) or last
+    models = {model, *_parents(model)}
     return any(
-        f.path is None and first <= f.line <= last and f.message.partition("(")[0] == model
+        f.path is None and first <= f.line <= last and f.message.partition("(")[0] in models
         for _, f in found
     )
+
+
+def _parents(model: str | None) -> list[str]:
+    """``a`` and ``a.b`` for ``a.b.c``: the models a submodule's forward belongs to."""
+    parts = (model or "").split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+# torch.nn layers without parameters: their forward records no graph of its own
+_PARAMETERLESS = {
+    "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "Identity", "Flatten",
+    "Unflatten", "ReLU", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax",
+    "LogSoftmax", "Dropout", "Dropout2d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+    "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d", "AdaptiveMaxPool2d", "PixelShuffle", "PixelUnshuffle",
+}  # fmt: skip
+
+
+def _parameterless(w: ScopeWalker, model: str | None) -> bool:
+    value = w.lookup(model) if model else None
+    return value is not None and value.kind == V.MODEL and value.cls in _PARAMETERLESS
 
 
 def _registers_hooks(w: ScopeWalker) -> bool:

@@ -77,6 +77,38 @@ TW002 = Rule(
             in_loop("criterion(model(x), y).backward()\noptimizer.step()\noptimizer.zero_grad()"),
             [],
         ),
+        Example(
+            # a GAN in one module and one optimizer: the discriminator's step keeps its own
+            # gradients and drops the generator's (TranAD)
+            "zero_grad_of_a_submodule_before_a_shared_step",
+            """
+            def make():
+                model = GAN()
+                return model, torch.optim.Adam(model.parameters())
+
+            model, optimizer = make()
+            for x in loader:
+                model.discriminator.zero_grad()
+                real, fake = model(x)
+                bce(real, fake).backward()
+                model.generator.zero_grad()
+                optimizer.step()
+            """,
+            [],
+        ),
+        Example(
+            "zero_grad_of_the_stepped_submodule",
+            """
+            model = GAN()
+            optimizer = torch.optim.Adam(model.generator.parameters())
+            for x in loader:
+                real, fake = model(x)
+                bce(real, fake).backward()
+                model.generator.zero_grad()
+                optimizer.step()
+            """,
+            [(7, "TW002")],
+        ),
     ),
 )
 
@@ -175,4 +207,19 @@ def _zero_matches(w: ScopeWalker, zero: Event, step: Event) -> bool:
     if zero_val is not None and zero_val.kind == V.OPTIMIZER:
         return False  # another optimizer's gradients (GANs, multi-optimizer setups)
     step_val = w.lookup(step.receiver)
-    return step_val is None or not step_val.alias or step_val.alias == zero.receiver
+    if step_val is not None and step_val.alias == zero.receiver:
+        return True
+    if _is_submodule(w, zero.receiver):
+        return False  # model.generator.zero_grad(): the step may well use the rest's gradients
+    return step_val is None or not step_val.alias
+
+
+def _is_submodule(w: ScopeWalker, name: str) -> bool:
+    """``model.generator`` (an attribute of a model), or ``self.head`` in a module's method."""
+    owner, dot, _ = name.rpartition(".")
+    if not dot:
+        return False
+    if owner == "self":
+        return w.cls is not None and w.cls.is_module
+    value = w.lookup(owner)
+    return value is not None and value.kind == V.MODEL

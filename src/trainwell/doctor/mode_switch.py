@@ -1,0 +1,224 @@
+"""Functions that train or evaluate by an argument: ``run_epoch(..., mode="eval")``.
+
+Real loops often share one function between training and evaluation, switched by a
+parameter: ``backprop(..., training=False)``, ``run_epoch(loader, mode="train")``,
+``step(batch, phase)``.  A call that passes a literal for that parameter can be read the way
+its author means it: with ``training=False`` no ``backward()`` of the function runs, so the
+call trains nothing (it is no training step in eval mode) and the forwards it runs with
+autograd on record graphs for nothing.  Only the ``if`` tests on the parameter are evaluated
+(a literal, ``not p``, ``p == "train"``, ``p in ("train", "both")``, ``and``/``or``, and a
+local name bound once to such a test); anything else leaves the call unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+_UNKNOWN = object()
+Guard = tuple[tuple[ast.expr, bool], ...]  # the enclosing tests and the arm taken
+
+
+@dataclass(frozen=True)
+class TrainingSwitch:
+    """Every ``backward()`` of a function sits under ``if`` tests on one parameter."""
+
+    param: str
+    index: int  # among the parameters a caller passes (``self`` left out for a method)
+    default: object  # the parameter's literal default, or _UNKNOWN
+    guards: tuple[Guard, ...]  # one per backward() call
+    aliases: tuple[tuple[str, ast.expr], ...] = ()
+
+    def trains_with(self, value: object) -> bool | None:
+        """Whether some ``backward()`` runs when the parameter is ``value`` (None: unknown)."""
+        env = {self.param: value}
+        aliases = dict(self.aliases)
+        reachable = []
+        for guard in self.guards:
+            taken = [_evaluate(test, env, aliases) for test, _ in guard]
+            if any(t is _UNKNOWN for t in taken):
+                return None
+            reachable.append(all(bool(t) == arm for t, (_, arm) in zip(taken, guard, strict=True)))
+        return any(reachable)
+
+    def value_at(self, call: ast.Call) -> object:
+        """The literal the call passes for the parameter (its default when not passed)."""
+        for kw in call.keywords:
+            if kw.arg == self.param:
+                return _literal(kw.value)
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(
+            kw.arg is None for kw in call.keywords
+        ):
+            return _UNKNOWN
+        if self.index < len(call.args):
+            return _literal(call.args[self.index])
+        return self.default
+
+
+def is_known(value: object) -> bool:
+    return value is not _UNKNOWN
+
+
+def training_switch(
+    func: ast.FunctionDef | ast.AsyncFunctionDef, method: bool
+) -> TrainingSwitch | None:
+    """The parameter that decides whether ``func`` trains, if every backward() depends on it."""
+    args = [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
+    names = [a.arg for a in args]
+    if method and names and names[0] in {"self", "cls"}:
+        names = names[1:]
+    aliases = _aliases(func, set(names))
+    guards: list[Guard] = []
+    params: set[str] = set()
+    for node, parents in _walk_with_ifs(func.body, ()):
+        if not _is_backward(node):
+            continue
+        guard = tuple(
+            (test, arm) for test, arm in parents if _mentions(test, names, aliases) is not None
+        )
+        if not guard:
+            return None  # this backward() runs whatever the arguments
+        params |= {_mentions(test, names, aliases) for test, _ in guard}  # type: ignore[misc]
+        guards.append(guard)
+    if len(params) != 1 or not guards:
+        return None
+    param = params.pop()
+    return TrainingSwitch(
+        param, names.index(param), _default_of(func, param), tuple(guards), tuple(aliases.items())
+    )
+
+
+def _is_backward(node: ast.AST) -> bool:
+    """``loss.backward()``, ``scaler.scale(loss).backward()``, ``accelerator.backward(loss)``."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "backward"
+    )
+
+
+def _walk_with_ifs(body: list[ast.stmt], parents: tuple):
+    """Every node of a body (nested scopes left out) with the ``if`` arms around it."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(stmt, ast.If):
+            yield from _nodes(stmt.test, parents)
+            yield from _walk_with_ifs(stmt.body, (*parents, (stmt.test, True)))
+            yield from _walk_with_ifs(stmt.orelse, (*parents, (stmt.test, False)))
+            continue
+        for child in ast.iter_child_nodes(stmt):
+            if isinstance(child, ast.stmt):
+                yield from _walk_with_ifs([child], parents)
+            elif isinstance(child, ast.excepthandler):
+                yield from _walk_with_ifs(child.body, parents)
+            else:
+                yield from _nodes(child, parents)
+
+
+def _nodes(node: ast.AST, parents: tuple):
+    for sub in ast.walk(node):
+        yield sub, parents
+
+
+def _aliases(func: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> dict:
+    """Local names bound once, at the top of the function, to a test of one parameter
+    (``train = phase == "train"``)."""
+    bound: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    bound.setdefault(target.id, []).append(node.value)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
+            bound.setdefault(node.target.id, []).append(node.value or node.target)
+    aliases = {}
+    for name, values in bound.items():
+        if name in params or len(values) != 1:
+            continue
+        used = {n.id for n in ast.walk(values[0]) if isinstance(n, ast.Name)}
+        if len(used & params) == 1 and used <= params:
+            aliases[name] = values[0]
+    return aliases
+
+
+def _mentions(test: ast.expr, params: list[str], aliases: dict) -> str | None:
+    """The one parameter a test reads (through aliases), when it reads nothing else (a test
+    of ``model.name`` or of a call's result is not a test of the parameter)."""
+    if any(isinstance(n, (ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(test)):
+        return None
+    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    read: set[str] = set()
+    for name in names:
+        if name in params:
+            read.add(name)
+        elif name in aliases:
+            read |= {n.id for n in ast.walk(aliases[name]) if isinstance(n, ast.Name)}
+        else:
+            return None
+    return read.pop() if len(read) == 1 else None
+
+
+def _default_of(func: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> object:
+    positional = [*func.args.posonlyargs, *func.args.args]
+    defaults = func.args.defaults
+    for arg, default in zip(positional[len(positional) - len(defaults) :], defaults, strict=True):
+        if arg.arg == param:
+            return _literal(default)
+    for arg, default in zip(func.args.kwonlyargs, func.args.kw_defaults, strict=True):
+        if arg.arg == param and default is not None:
+            return _literal(default)
+    return _UNKNOWN
+
+
+def _literal(node: ast.expr) -> object:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _UNKNOWN
+
+
+def _evaluate(node: ast.expr, env: dict, aliases: dict) -> object:
+    """The value of a test over the parameter, or _UNKNOWN."""
+    if isinstance(node, ast.Name):
+        if node.id in env:
+            return env[node.id]
+        if node.id in aliases:
+            return _evaluate(aliases[node.id], env, aliases)
+        return _UNKNOWN
+    if isinstance(node, (ast.Constant, ast.Tuple, ast.List, ast.Set)):
+        return _literal(node)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        value = _evaluate(node.operand, env, aliases)
+        return _UNKNOWN if value is _UNKNOWN else not value
+    if isinstance(node, ast.BoolOp):
+        values = [_evaluate(v, env, aliases) for v in node.values]
+        if any(v is _UNKNOWN for v in values):
+            return _UNKNOWN
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        left = _evaluate(node.left, env, aliases)
+        right = _evaluate(node.comparators[0], env, aliases)
+        if left is _UNKNOWN or right is _UNKNOWN:
+            return _UNKNOWN
+        return _compare(node.ops[0], left, right)
+    return _UNKNOWN
+
+
+def _compare(op: ast.cmpop, left: object, right: object) -> object:
+    try:
+        if isinstance(op, ast.Eq):
+            return left == right
+        if isinstance(op, ast.NotEq):
+            return left != right
+        if isinstance(op, ast.Is):
+            return left is right
+        if isinstance(op, ast.IsNot):
+            return left is not right
+        if isinstance(op, ast.In):
+            return left in right  # type: ignore[operator]
+        if isinstance(op, ast.NotIn):
+            return left not in right  # type: ignore[operator]
+    except TypeError:
+        return _UNKNOWN
+    return _UNKNOWN
