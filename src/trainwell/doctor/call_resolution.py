@@ -141,8 +141,8 @@ class CallResolution(ScopeState):
         """The function runs a model forward with autograd on that no caller can train on."""
         if not self.fa.collect or self.no_grad() or summary.returns_graph:
             return False
-        if self.fa.facts_of(func).grad_machinery:
-            return False
+        if self.fa.facts_of(func).grad_machinery or _sets_autograd(func):
+            return False  # ``with (enable_grad if train else no_grad)():`` decides inside
         if summary.forwards or summary.discards:
             return True
         # forwards of its inference branches whose graphs nothing uses (grad_flow)
@@ -217,3 +217,15 @@ def _rename_alias(value: Value | None, argmap: dict[str, str]) -> Value | None:
         if normalize_receiver(arg) == value.alias:
             return Value(value.kind, value.cls, param, value.flags, value.node)
     return value
+
+
+_AUTOGRAD_SWITCHES = {"no_grad", "enable_grad", "set_grad_enabled", "inference_mode"}
+
+
+def _sets_autograd(func: ast.AST) -> bool:
+    """The function names an autograd switch anywhere (it may turn autograd off itself)."""
+    return any(
+        (isinstance(n, ast.Attribute) and n.attr in _AUTOGRAD_SWITCHES)
+        or (isinstance(n, ast.Name) and n.id in _AUTOGRAD_SWITCHES)
+        for n in ast.walk(func)
+    )
