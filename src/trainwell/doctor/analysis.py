@@ -71,6 +71,26 @@ def _evident_models(nodes: list[ast.AST]) -> set[str]:
     return found
 
 
+def _classes_built(node: ast.ClassDef) -> set[str]:
+    """Names of the classes its methods instantiate (``self.hnn = HNN(...)``)."""
+    return {
+        n.func.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id[:1].isupper()
+    }
+
+
+def _takes_input_gradients(node: ast.ClassDef) -> bool:
+    """A method calls ``torch.autograd.grad`` (or ``autograd.grad``)."""
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "grad"
+        and dotted(n.func.value) in {"torch.autograd", "autograd"}
+        for n in ast.walk(node)
+    )
+
+
 _CLI_DECORATORS = {"command", "main", "callback"}  # click.command, app.command, hydra.main
 
 
@@ -289,15 +309,32 @@ class FileAnalysis:
             new = arg_values[name]
             seeds[name] = new if name not in seeds else merge(seeds[name], new)
 
+    def _needs_grad(self, info: ClassInfo, seen: frozenset[str] = frozenset()) -> bool:
+        """A method takes input gradients, itself or through a submodule it builds."""
+        if _takes_input_gradients(info.node):
+            return True
+        for name in _classes_built(info.node) - seen - {info.node.name}:
+            inner = self.classes.get(name)
+            if inner is not None and self._needs_grad(inner, seen | {info.node.name}):
+                return True
+            foreign = self.foreign.names.get(name) if self.foreign else None
+            if isinstance(foreign, ForeignClass) and V.NEEDS_GRAD in foreign.flags:
+                return True
+        return False
+
     def forward_flags(self, cls_name: str | None) -> frozenset[str]:
-        """SOFTMAX / LOG_SOFTMAX when every ``return`` of the class's forward() has it."""
+        """SOFTMAX / LOG_SOFTMAX when every ``return`` of the class's forward() has it;
+        NEEDS_GRAD when a method of the class takes input gradients."""
         info = self.classes.get(cls_name or "")
-        if info is None or "forward" not in info.methods:
+        if info is None:
             return frozenset()
+        needs_grad = frozenset({V.NEEDS_GRAD}) if self._needs_grad(info) else frozenset()
+        if "forward" not in info.methods:
+            return needs_grad
         summary = self.summary_of(info.methods["forward"])
         if summary is None or summary.returns is None:
-            return frozenset()
-        return summary.returns.flags & {V.SOFTMAX, V.LOG_SOFTMAX}
+            return needs_grad
+        return (summary.returns.flags & {V.SOFTMAX, V.LOG_SOFTMAX}) | needs_grad
 
 
 class ScopeWalker(StatementWalker):

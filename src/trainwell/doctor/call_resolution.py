@@ -121,7 +121,9 @@ class CallResolution(ScopeState):
             return summary
         inference = replace(summary, backward=[], steps=[], train_loop=False, sched_steps=set())
         self.fa.switched_off.add(func)  # its inference is judged at such calls, not inside
-        if not self._runs_inference(func, summary):
+        if not self._runs_inference(
+            func, summary, switch.reaches(func, summary.grad_forwards, value)
+        ):
             return inference
         if self._first_report(("switch", func)):
             # stands where this scope is run outside no_grad, as a finding of its own
@@ -137,12 +139,15 @@ class CallResolution(ScopeState):
             self.fa.no_grad_candidates.append((self.func, finding))
         return replace(inference, forwards={})  # reported here, not again by the eval() rule
 
-    def _runs_inference(self, func: ast.AST, summary: Summary) -> bool:
-        """The function runs a model forward with autograd on that no caller can train on."""
+    def _runs_inference(self, func: ast.AST, summary: Summary, forwards_run: bool) -> bool:
+        """The function runs a model forward with autograd on that no caller can train on
+        (``forwards_run``: one of its forwards is on the path the call's literal takes)."""
         if not self.fa.collect or self.no_grad() or summary.returns_graph:
             return False
         if self.fa.facts_of(func).grad_machinery or _sets_autograd(func):
             return False  # ``with (enable_grad if train else no_grad)():`` decides inside
+        if summary.grad_forwards:
+            return forwards_run
         if summary.forwards or summary.discards:
             return True
         # forwards of its inference branches whose graphs nothing uses (grad_flow)

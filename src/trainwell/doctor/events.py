@@ -81,6 +81,9 @@ class Summary:
     return_positions: tuple[frozenset[str], ...] | None = None
     # it returns a detached tensor of a forward (a target, if a caller uses it so)
     returns_cut: bool = False
+    # where it runs a model forward with autograd on: the forward itself, or the call of a
+    # function that does (for mode_switch: which of them a literal argument leaves running)
+    grad_forwards: list[ast.AST] = field(default_factory=list)
 
     @property
     def trains(self) -> bool:

@@ -12,6 +12,7 @@ and ``accelerator.prepare(...)``; arithmetic on losses keeps track of their scal
 from __future__ import annotations
 
 import ast
+import re
 
 from . import values as V
 from ._astutil import dotted, last_part
@@ -253,6 +254,8 @@ class ExpressionWalker(CallResolution, CallEffects):
             return None
         if callee_val is None and isinstance(func, (ast.Name, ast.Attribute)):
             callee_val = self.lookup(dotted(func))
+            if _action_name(func, callee_val, self.env):
+                callee_val = None  # evaluate_model(...) from a star import: a function
         if callee_val is not None:
             return self._call_value(call, callee_val, arg_vals)
         self.emit(OPAQUE, call, args=arg_names(call))
@@ -362,3 +365,20 @@ def _added_to(name: str, node: ast.expr | None) -> ast.expr | None:
         if dotted(mine) == name and isinstance(other, (ast.Name, ast.Attribute)):
             return other
     return None
+
+
+# evaluate_model(), train_net(): a function named for what it does to a model, not a model
+_ACTION = re.compile(
+    r"(?:^|_)(train|test|eval|evaluate|validate|valid|run|save|load|predict|infer|update|fit|compute"
+    r"|export|print|log|plot|show|visualize|freeze|prune|quantize|warmup|finetune|fine_tune)_",
+    re.I,
+)
+
+
+def _action_name(func: ast.expr, value: Value | None, env: dict) -> bool:
+    """An unbound callee whose model-like name starts with a verb (its value only guessed
+    from the name)."""
+    name = dotted(func)
+    if value is None or value.kind != V.MODEL or name is None or name in env:
+        return False
+    return bool(_ACTION.search(name.rpartition(".")[2]))

@@ -41,6 +41,25 @@ class TrainingSwitch:
             reachable.append(all(bool(t) == arm for t, (_, arm) in zip(taken, guard, strict=True)))
         return any(reachable)
 
+    def reaches(
+        self, func: ast.FunctionDef | ast.AsyncFunctionDef, nodes: list[ast.AST], value: object
+    ) -> bool:
+        """Some of ``nodes`` (of ``func``) may run when the parameter is ``value``."""
+        wanted = {id(n) for n in nodes}
+        env = {self.param: value}
+        aliases = dict(self.aliases)
+        for node, parents in _walk_with_ifs(func.body, ()):
+            if id(node) not in wanted:
+                continue
+            arms = [
+                (_evaluate(test, env, aliases), arm)
+                for test, arm in parents
+                if _mentions(test, [self.param], aliases) is not None
+            ]
+            if all(taken is _UNKNOWN or bool(taken) == arm for taken, arm in arms):
+                return True
+        return False
+
     def value_at(self, call: ast.Call) -> object:
         """The literal the call passes for the parameter (its default when not passed)."""
         for kw in call.keywords:

@@ -93,9 +93,25 @@ class ProjectIndex:
             # a sibling of the importing file (a script's directory is on sys.path), else a
             # checked file whose package path is that name
             found = self._file_at(importer.parent, parts) or self.by_name.get(".".join(parts))
+            if found is None and self._extends_sys_path(importer):
+                # sys.path.append(PARENT_DIR): a script in a subfolder imports the project's
+                # modules from the folders above it
+                for base in list(importer.parents)[1:3]:
+                    found = self._file_at(base, parts)
+                    if found is not None:
+                        break
         if found is None or found == importer.resolve():
             return None
         return found
+
+    def _extends_sys_path(self, importer: Path) -> bool:
+        if importer not in self._texts:
+            try:
+                self._texts[importer] = read_python(importer).text
+            except (SourceError, OSError, ValueError):
+                self._texts[importer] = ""
+        text = self._texts[importer]
+        return "sys.path.append(" in text or "sys.path.insert(" in text
 
     def foreign_for(self, path: Path, tree: ast.Module) -> Foreign | None:
         """What the imports of ``path`` (parsed as ``tree``) resolve to in the project."""
@@ -158,7 +174,13 @@ class ProjectIndex:
             summary = fa.summaries.get(func)
             if summary is None:
                 continue
-            candidates = [finding for owner, finding in fa.no_grad_candidates if owner is func]
+            # a detached value the function returns is a target where a caller trains on
+            # it, which only the callers show: left to them
+            candidates = [
+                finding
+                for owner, finding in fa.no_grad_candidates
+                if owner is func and not finding.cut_returned
+            ]
             facts.symbols[name] = ForeignFunction(
                 name, _export(summary, shown, checked, name), shown, checked, candidates
             )

@@ -31,6 +31,9 @@ OBJECT = "object"  # an instance of a plain class of this file (an agent, a trai
 # Flags carried by values.
 SOFTMAX = "softmax"  # probabilities
 LOG_SOFTMAX = "log_softmax"  # log-probabilities
+# a model whose methods take input gradients (torch.autograd.grad): a Hamiltonian net's
+# time_derivative(), a PINN's residual; its inference needs autograd on
+NEEDS_GRAD = "needs_grad"
 SCALED = "scaled"  # loss divided / multiplied by something
 UNSCALED = "unscaled"  # loss known to come straight from a criterion
 AMP = "amp"  # loss wrapped by scaler.scale(...)
@@ -188,6 +191,7 @@ def value_from_name(name: str) -> Value | None:
 
 _EPOCH_WORD = re.compile(r"epoch", re.I)
 _STEP_WORD = re.compile(r"step|iter|batch|len|sample", re.I)
+_PER_EPOCH = re.compile(r"per_?epoch|^(steps|iters|iterations|batches)_?(in|of)_?epoch", re.I)
 _SCHEDULER_STEP = re.compile(r"(lr|sched|scheduler)_?step(_?size)?$", re.I)
 # A LambdaLR whose lambda mentions a count of steps/iterations is a per-step schedule.
 _TOTAL_STEPS = re.compile(r"steps|iters|iterations", re.I)
@@ -216,6 +220,9 @@ def expr_unit(node: ast.AST | None) -> str | None:
     words = names_in(node)
     if any(_SCHEDULER_STEP.search(w) for w in words):
         return None  # opt.lr_scheduler_step, args.lr_step: the schedule's own step, any unit
+    mixed = [w for w in words if _STEP_WORD.search(w) and _EPOCH_WORD.search(w)]
+    if any(not _PER_EPOCH.search(w) for w in mixed):
+        return None  # epoch_iter: the number of epochs, or the iterations of one? unknown
     if any(_STEP_WORD.search(w) for w in words):
         return "step"
     if words and any(_EPOCH_WORD.search(w) for w in words):

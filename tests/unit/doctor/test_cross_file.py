@@ -465,3 +465,104 @@ def test_graph_kept_by_a_helper_of_another_file_is_used(tmp_path: Path) -> None:
     write(tmp_path, "metrics.py", METRICS)
     train = write(tmp_path, "train.py", VALIDATE_WITH.format(helper="keep"))
     assert check_paths([train]) == []
+
+
+# -- a model of another file that takes input gradients (a Hamiltonian net) -------------
+HNN = """
+import torch
+
+
+class HNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Linear(2, 2)
+
+    def forward(self, x):
+        return self.net(x)
+
+    def time_derivative(self, x):
+        F = self.forward(x)
+        return torch.autograd.grad(F.sum(), x, create_graph=True)[0]
+
+
+class PixelHNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.hnn = HNN()
+
+    def forward(self, x):
+        return self.hnn.time_derivative(x)
+"""
+
+HNN_SCRIPT = """
+import os
+import sys
+
+import torch
+
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from hnn import {cls}
+
+model = {cls}()
+optimizer = torch.optim.Adam(model.parameters())
+
+
+def hnn_loss(x, model):
+    return (model(x) - x).pow(2).mean()
+
+
+for step in range(100):
+    loss = hnn_loss(x, model)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+    if step % 10 == 0:
+        print(hnn_loss(test_x, model).item())
+"""
+
+
+def test_validation_of_a_model_that_takes_input_gradients_needs_autograd(tmp_path: Path) -> None:
+    # PixelHNN builds an HNN, whose time_derivative() calls torch.autograd.grad; the script
+    # sits in a subfolder and imports it from the folder above through sys.path
+    write(tmp_path, "hnn.py", HNN)
+    script = write(tmp_path / "experiment", "train.py", HNN_SCRIPT.format(cls="PixelHNN"))
+    assert check_paths([script]) == []
+
+
+def test_validation_of_a_plain_model_of_the_folder_above_is_inference(tmp_path: Path) -> None:
+    plain = HNN.replace("torch.autograd.grad(F.sum(), x, create_graph=True)[0]", "F")
+    write(tmp_path, "hnn.py", plain)
+    script = write(tmp_path / "experiment", "train.py", HNN_SCRIPT.format(cls="PixelHNN"))
+    assert {(f.line, f.code) for f in check_paths([script])} == {(23, "TW012")}
+
+
+# -- a loss helper of another file that detaches a forward for its target ---------------
+LOSSES = """
+import torch
+
+
+def compute_g_loss(nets, x, s):
+    fake = nets.generator(x, s)
+    fake2 = nets.generator(x, s.flip(0)).detach()
+    loss = (fake - x).abs().mean() - (fake - fake2).abs().mean()
+    return loss, loss.item()
+"""
+
+GAN_SCRIPT = """
+import torch
+
+from losses import compute_g_loss
+
+for x, s in loader:
+    loss, value = compute_g_loss(nets, x, s)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_a_detached_forward_returned_in_a_loss_is_left_to_the_callers(tmp_path: Path) -> None:
+    # the detached generator output is the diversity term's target: the caller trains on it
+    write(tmp_path, "losses.py", LOSSES)
+    script = write(tmp_path, "train.py", GAN_SCRIPT)
+    assert check_paths([script]) == []

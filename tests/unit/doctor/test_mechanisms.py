@@ -1404,3 +1404,28 @@ def test_an_element_of_a_returned_tuple_used_as_a_module_is_a_model() -> None:
 def test_an_element_of_a_returned_tuple_never_used_as_a_module_is_unknown() -> None:
     source = TUPLE_MODELS.replace('{"params": cls_head.parameters()}', '{"params": head_params}')
     assert findings(source, "TW012") == []
+
+
+# -- a function named for what it does to a model is not a model -----------------------
+STAR_IMPORTED_EVALUATION = """\
+import torch
+from trainer import *
+
+model = Net()
+optimizer = torch.optim.Adam(model.parameters())
+for epoch in range(10):
+    train_model(model=model, loader=train_loader, optimizer=optimizer)
+    eer = time_augmented_evaluate_model(mode="eval", model=model, loader=eval_loader)
+    print(eer)
+    {extra}
+"""
+
+
+def test_an_unbound_function_named_after_an_action_on_a_model_is_a_function() -> None:
+    assert findings(STAR_IMPORTED_EVALUATION.format(extra=""), "TW012") == []
+
+
+def test_a_variable_named_like_a_model_is_still_a_model() -> None:
+    extra = "test_model = make_net()\n    print(test_model(x).argmax(1).tolist())"
+    source = STAR_IMPORTED_EVALUATION.format(extra=extra)
+    assert findings(source, "TW012") == [(line_of(source, "print(test_model(x)"), "TW012")]

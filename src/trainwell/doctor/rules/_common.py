@@ -143,7 +143,17 @@ def summarize(w: ScopeWalker) -> Summary:
             )
             summary.sched_steps |= {k for k in map(lambda s: caller_key(e, s),
                                                    inner.sched_steps) if k}  # fmt: skip
-    summary.modes = final_modes(w)
+    copied = _copied_params(w)  # model = deepcopy(model); model.eval(): the copy's mode
+    summary.modes = {k: v for k, v in final_modes(w).items() if k.split(".")[0] not in copied}
+    summary.grad_forwards = [
+        e.node
+        for e in w.events
+        if not e.no_grad
+        and (
+            e.kind == FORWARD
+            or (e.kind == CALL and e.summary is not None and e.summary.grad_forwards)
+        )
+    ]
     summary.returns = _merged_returns(w.returns)
     summary.forwards = _mode_dependent_forwards(w)
     flow = flow_of(w)
@@ -413,6 +423,20 @@ def _mode_dependent_forwards(w: ScopeWalker) -> dict[str, ast.AST]:
                     forwards.setdefault(mapped, node)
         touched |= {key for key, _ in mode_effects(w, e)}
     return forwards
+
+
+def _copied_params(w: ScopeWalker) -> set[str]:
+    """Parameters the scope rebinds to a copy of what it was given (``deepcopy(model)``)."""
+    if w.func is None:
+        return set()
+    copied = set()
+    for node in ast.walk(w.func):
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+            continue
+        if last_part(dotted(node.value.func)) not in {"deepcopy", "copy"}:
+            continue
+        copied |= {t.id for t in node.targets if isinstance(t, ast.Name) and t.id in w.params}
+    return copied
 
 
 def final_modes(w: ScopeWalker) -> dict[str, ModeEffect]:

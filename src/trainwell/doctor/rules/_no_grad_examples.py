@@ -613,4 +613,51 @@ EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # the global model's forward runs on every path: with partition="valid" it is inference
+        "shared_epoch_function_of_a_global_model",
+        """\
+        model = torch.nn.Linear(4, 1)
+        optimizer = torch.optim.Adam(model.parameters())
+
+        def train(epoch, loader, partition="train"):
+            total = 0.0
+            for x, y in loader:
+                if partition == "train":
+                    optimizer.zero_grad()
+                loss = (model(x) - y).abs().mean()
+                if partition == "train":
+                    loss.backward()
+                    optimizer.step()
+                total += loss.item()
+            return total
+
+        for epoch in range(10):
+            train(epoch, train_loader)
+            val_loss = train(epoch, val_loader, partition="valid")
+        """,
+        [(18, "TW012")],
+    ),
+    Example(
+        "shared_epoch_function_whose_forward_is_only_on_the_training_path",
+        """\
+        model = torch.nn.Linear(4, 1)
+        optimizer = torch.optim.Adam(model.parameters())
+
+        def step(batches, partition="train"):
+            n = 0
+            for x, y in batches:
+                if partition == "train":
+                    optimizer.zero_grad()
+                    (model(x) - y).abs().mean().backward()
+                    optimizer.step()
+                n += 1
+            return n
+
+        for epoch in range(10):
+            step(train_batches)
+            n = step(val_batches, partition="valid")
+        """,
+        [],
+    ),
 )

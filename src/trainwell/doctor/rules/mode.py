@@ -249,6 +249,28 @@ TW010 = Rule(
             [],
         ),
         Example(
+            # the attack puts its own copy of the model in eval(), not the trained one
+            "eval_of_a_copy_inside_a_helper",
+            """\
+            def attack(model, x):
+                model = copy.deepcopy(model)
+                model.eval()
+                x = x.clone().requires_grad_()
+                model(x).sum().backward()
+                return (x + x.grad.sign()).detach()
+
+            def fit(model, loader, optimizer, epochs):
+                for epoch in range(epochs):
+                    model.train()
+                    for x, y in loader:
+                        x_adv = attack(model, x)
+                        optimizer.zero_grad()
+                        F.cross_entropy(model(x_adv), y).backward()
+                        optimizer.step()
+            """,
+            [],
+        ),
+        Example(
             # the probe puts the encoder in eval() itself and trains a new head on it
             "a_linear_probe_sets_the_encoders_mode_itself",
             """\

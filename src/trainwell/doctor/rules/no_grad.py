@@ -64,7 +64,7 @@ EVAL_RULE_MARK = " runs after "  # in the eval() rule's messages
 @scope_check(TW012)
 def collect_no_grad_candidates(w: ScopeWalker) -> None:
     """TW012: model(x) after model.eval() with autograd on and no gradient use in sight."""
-    if w.facts.grad_machinery:
+    if w.facts.grad_machinery or _runs_a_model_that_needs_grad(w):
         return
     in_eval: set[str] = set()  # models inside an eval region already examined
     for index, e in enumerate(w.events):
@@ -149,6 +149,8 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     _record_helper_uses(w)
     if w.facts.grad_machinery or is_module_method(w) or _registers_hooks(w):
         return
+    if _runs_a_model_that_needs_grad(w):
+        return  # model.time_derivative(z) takes input gradients: autograd is needed
     reported: set = set()
     eval_rule = [  # what the eval() rule found (it runs first)
         c for c in w.fa.no_grad_candidates if EVAL_RULE_MARK in c[1].message
@@ -216,6 +218,19 @@ def _record_helper_uses(w: ScopeWalker) -> None:
         uses.graph_links.append((w.func, _summary_at(w, call)))
     for call in flow.returned_cut_calls:
         uses.cut_links.append((w.func, _summary_at(w, call)))
+
+
+def _runs_a_model_that_needs_grad(w: ScopeWalker) -> bool:
+    """A model of the scope has a method that takes input gradients (V.NEEDS_GRAD)."""
+    for value in w.env.values():
+        if value is None or value.kind != V.MODEL:
+            continue
+        flags = value.flags
+        if value.cls in w.fa.classes:
+            flags = flags | w.fa.forward_flags(value.cls)
+        if V.NEEDS_GRAD in flags:
+            return True
+    return False
 
 
 def _owner(w: ScopeWalker) -> ast.AST | None:

@@ -94,6 +94,39 @@ TW004 = Rule(
     "        scheduler.step()\n",
     examples=(
         Example(
+            # epoch_iter (the epoch count of range(epoch_iter)) or one epoch's iterations?
+            # a name that says both is no unit to go by
+            "milestones_of_a_name_of_both_units",
+            """\
+            def fit(model, loader, criterion, epoch_iter):
+                optimizer = torch.optim.Adam(model.parameters())
+                scheduler = MultiStepLR(optimizer, milestones=[epoch_iter // 2], gamma=0.1)
+                for epoch in range(epoch_iter):
+                    scheduler.step()
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+            """,
+            [],
+        ),
+        Example(
+            "milestones_in_iterations_per_epoch_stepped_per_epoch",
+            """\
+            def fit(model, loader, criterion, epochs):
+                optimizer = torch.optim.Adam(model.parameters())
+                iters_per_epoch = len(loader)
+                scheduler = MultiStepLR(optimizer, milestones=[30 * iters_per_epoch])
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    scheduler.step()
+            """,
+            [(10, "TW004")],
+        ),
+        Example(
             "warm_restarts_period_in_batches_stepped_per_epoch",
             """\
             def fit(model, loader, train_set, criterion, epochs):
