@@ -170,6 +170,8 @@ class FileAnalysis:
         self.no_grad_candidates: list[tuple[ast.AST | None, RawFinding]] = []
         # train-or-evaluate functions (mode_switch) whose inference calls were reported
         self.switched_off: set[ast.AST] = set()
+        # plain classes of other files instantiated here, by name (their methods' summaries)
+        self.foreign_objects: dict[str, ForeignClass] = {}
         self._switches: dict[ast.AST, TrainingSwitch | None] = {}
         # what callers do with what the file's functions return (see HelperUses)
         self.helper_uses = HelperUses()

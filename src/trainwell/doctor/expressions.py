@@ -232,14 +232,20 @@ class ExpressionWalker(CallResolution, CallEffects):
         method = self._instance_method(recv_val, func)
         if method is not None:  # agent.select_action(s): a method of a class of this file
             return self._local_call(call, method, True, arg_vals, kw_vals, instance=True)
+        foreign_method = self._foreign_method(recv_val, func)
+        if foreign_method is not None:  # engine.eval(x, y): engine = Trainer(...) elsewhere
+            return self._foreign_call(call, foreign_method)
         foreign = self._resolve_foreign(func)
         if isinstance(foreign, ForeignFunction):
             return self._foreign_call(call, foreign)
         if isinstance(foreign, ForeignClass):
             # a model class of another file: its forward()'s softmax comes with it
-            return (
-                Value(V.MODEL, cls=foreign.name, flags=foreign.flags) if foreign.is_module else None
-            )
+            if foreign.is_module:
+                return Value(V.MODEL, cls=foreign.name, flags=foreign.flags)
+            if not foreign.methods:
+                return None
+            self.fa.foreign_objects[foreign.name] = foreign
+            return Value(V.OBJECT, cls=foreign.name)
         if isinstance(func, ast.Attribute) and not self._is_module_path(recv_node):
             result = self._method_call(call, func.attr, recv_node, recv_val, arg_vals)
             if result is not NOTHING:
@@ -290,6 +296,15 @@ class ExpressionWalker(CallResolution, CallEffects):
             return None
         info = self.fa.classes.get(receiver.cls or "")
         return info.methods.get(func.attr) if info is not None else None
+
+    def _foreign_method(self, receiver: Value | None, func: ast.expr) -> ForeignFunction | None:
+        """The method ``obj.m`` calls when ``obj`` is an instance of a class of another file."""
+        if receiver is None or receiver.kind != V.OBJECT or not isinstance(func, ast.Attribute):
+            return None
+        if receiver.cls in self.fa.classes:
+            return None
+        foreign = self.fa.foreign_objects.get(receiver.cls or "")
+        return foreign.methods.get(func.attr) if foreign is not None else None
 
     def _own_method(self, receiver: Value | None, attr: str) -> bool:
         """``attr`` is a method that the class of ``receiver`` (a model of this file) defines."""

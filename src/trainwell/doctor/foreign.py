@@ -28,11 +28,13 @@ class ForeignNode:
 
 @dataclass(frozen=True)
 class ForeignClass:
-    """A class defined in another file: an nn.Module? does its forward() end in softmax?"""
+    """A class defined in another file: an nn.Module? does its forward() end in softmax?
+    For a plain class (a trainer, an engine, a logger), what its methods do."""
 
     name: str
     is_module: bool
     flags: frozenset[str] = frozenset()
+    methods: dict[str, ForeignFunction] = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from . import values as V
 from .analysis import Checks, FileAnalysis
 from .events import Summary
 from .foreign import Foreign, ForeignClass, ForeignFunction, ForeignNode
+from .scope_state import ClassInfo
 from .sources import SourceError, read_python
 from .target import MODERN_TORCH
 
@@ -169,22 +170,43 @@ class ProjectIndex:
         facts = ModuleFacts(shown, reexported=dict(fa.foreign.names) if fa.foreign else {})
         for name, info in fa.classes.items():
             if info.node in tree.body:
-                facts.symbols[name] = ForeignClass(name, info.is_module, fa.forward_flags(name))
+                methods = {} if info.is_module else self._methods(fa, info, shown, checked)
+                flags = fa.forward_flags(name)
+                facts.symbols[name] = ForeignClass(name, info.is_module, flags, methods)
         for name, func in fa.functions.items():
-            summary = fa.summaries.get(func)
-            if summary is None:
-                continue
-            # a detached value the function returns is a target where a caller trains on
-            # it, which only the callers show: left to them
-            candidates = [
-                finding
-                for owner, finding in fa.no_grad_candidates
-                if owner is func and not finding.cut_returned
-            ]
-            facts.symbols[name] = ForeignFunction(
-                name, _export(summary, shown, checked, name), shown, checked, candidates
-            )
+            exported = _exported_function(fa, func, name, shown, checked)
+            if exported is not None:
+                facts.symbols[name] = exported
         return facts
+
+    @staticmethod
+    def _methods(
+        fa: FileAnalysis, info: ClassInfo, shown: str, checked: bool
+    ) -> dict[str, ForeignFunction]:
+        """What each method of a plain class does, for ``engine = Trainer(...)`` elsewhere
+        and its ``engine.eval(x, y)``."""
+        methods = {}
+        for name, method in info.methods.items():
+            exported = _exported_function(fa, method, f"{info.node.name}.{name}", shown, checked)
+            if exported is not None:
+                methods[name] = exported
+        return methods
+
+
+def _exported_function(
+    fa: FileAnalysis, func: ast.AST, name: str, shown: str, checked: bool
+) -> ForeignFunction | None:
+    summary = fa.summaries.get(func)
+    if summary is None:
+        return None
+    # a detached value the function returns is a target where a caller trains on it, which
+    # only the callers show: left to them
+    candidates = [
+        finding
+        for owner, finding in fa.no_grad_candidates
+        if owner is func and not finding.cut_returned
+    ]
+    return ForeignFunction(name, _export(summary, shown, checked, name), shown, checked, candidates)
 
 
 def _symbols(facts: ModuleFacts) -> dict[str, Symbol]:

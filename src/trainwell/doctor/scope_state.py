@@ -20,7 +20,7 @@ from typing import Protocol
 from . import values as V
 from ._astutil import Imports, dotted, last_part
 from .events import Event, IfInfo, LoopInfo, RawFinding, Summary
-from .foreign import Foreign
+from .foreign import Foreign, ForeignClass
 from .mode_switch import TrainingSwitch
 from .scope_facts import ScopeFacts
 from .values import Value, normalize_receiver, value_from_name
@@ -80,6 +80,7 @@ class FileContext(Protocol):
     step_fns: set[ast.AST]
     evident_models: set[str]
     switched_off: set[ast.AST]
+    foreign_objects: dict[str, ForeignClass]
     no_grad_candidates: list[tuple[ast.AST | None, RawFinding]]
 
     def facts_of(self, scope: ast.AST) -> ScopeFacts: ...

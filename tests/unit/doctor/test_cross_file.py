@@ -566,3 +566,58 @@ def test_a_detached_forward_returned_in_a_loss_is_left_to_the_callers(tmp_path: 
     write(tmp_path, "losses.py", LOSSES)
     script = write(tmp_path, "train.py", GAN_SCRIPT)
     assert check_paths([script]) == []
+
+
+# -- a plain class of another file: what its methods do ---------------------------------
+ENGINE = """
+import torch
+
+
+class Trainer:
+    def __init__(self, model, lr):
+        self.model = model
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+
+    def train(self, x, y):
+        self.model.train()
+        self.optimizer.zero_grad()
+        loss = (self.model(x) - y).abs().mean()
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()
+
+    def eval(self, x, y):
+        self.model.eval()
+        out = self.model(x)
+        return (out - y).abs().mean().item()
+"""
+
+ENGINE_SCRIPT = """
+import torch
+
+from engine import Trainer
+
+engine = Trainer(torch.nn.Linear(4, 1), 0.001)
+for epoch in range(10):
+    for x, y in train_loader:
+        engine.train(x, y)
+    for x, y in val_loader:
+{validation}
+"""
+
+
+def test_evaluating_method_of_a_class_of_another_file(tmp_path: Path) -> None:
+    write(tmp_path, "engine.py", ENGINE)
+    train = write(
+        tmp_path, "train.py", ENGINE_SCRIPT.format(validation="        engine.eval(x, y)")
+    )
+    findings = check_paths([train])
+    assert {(f.line, f.code) for f in findings} == {(10, "TW012")}
+    assert "engine.py" in findings[0].message
+
+
+def test_evaluating_method_of_a_class_of_another_file_under_no_grad(tmp_path: Path) -> None:
+    write(tmp_path, "engine.py", ENGINE)
+    validation = "        with torch.no_grad():\n            engine.eval(x, y)"
+    train = write(tmp_path, "train.py", ENGINE_SCRIPT.format(validation=validation))
+    assert check_paths([train]) == []

@@ -660,4 +660,19 @@ EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # extract_features() runs the network as forward() does
+        "features_extracted_without_no_grad",
+        """\
+        def run(loader):
+            model = InceptionI3d(400)
+            model.train(False)
+            for inputs, name in loader:
+                features = model.extract_features(inputs)
+                np.save(name, features.squeeze(0).data.cpu().numpy())
+
+        run(loader)
+        """,
+        [(5, "TW012")],
+    ),
 )
