@@ -164,6 +164,8 @@ class FileAnalysis:
         self.collect = False
         self.summaries: dict[ast.AST, Summary | None] = {}
         self.call_sites: dict[ast.AST, list[bool]] = {}
+        # who calls each function, and whether under no_grad (None: module level)
+        self.callers: dict[ast.AST, list[tuple[bool, ast.AST | None]]] = {}
         self.seeds: dict[ast.AST, dict[str, Value | None]] = {}
         self._new_seeds: dict[ast.AST, dict[str, Value | None]] = {}
         self.module_env: dict[str, Value | None] = {}
@@ -219,6 +221,7 @@ class FileAnalysis:
             self.collect = pass_no == 2
             self.summaries = {}
             self.call_sites = {}
+            self.callers = {}
             self.no_grad_candidates = []
             self.switched_off = set()
             self.helper_uses = HelperUses()
@@ -253,7 +256,7 @@ class FileAnalysis:
                 continue  # its detached value is a target where a caller uses it
             if finding.at_call is not None and id(finding.helper) in trained:
                 finding = finding.at_call
-            sites = self.call_sites.get(func, []) if func is not None else [False]
+            sites = self._grad_sites(func) if func is not None else [False]
             if not sites and func in self.entry_points:
                 sites = [False]  # fire.Fire() / @click.command: run from the command line
             key = (finding.code, finding.line, finding.col)
@@ -267,6 +270,22 @@ class FileAnalysis:
         if func not in self._switches:
             self._switches[func] = training_switch(func, func in self.method_class)
         return self._switches[func]
+
+    def _grad_sites(self, func: ast.AST) -> list[bool]:
+        """Per call of ``func``: does it run under no_grad (its own, or because every call
+        of the function it sits in does: ``predict_multiscale()`` called under no_grad
+        runs ``predict_sliding()`` under it too)?"""
+        return [no_grad or self._only_under_no_grad(caller, set()) for no_grad, caller in
+                self.callers.get(func, [])]  # fmt: skip
+
+    def _only_under_no_grad(self, func: ast.AST | None, seen: set[ast.AST]) -> bool:
+        if func is None or func in seen or func in self.entry_points:
+            return False
+        seen.add(func)
+        calls = self.callers.get(func, [])
+        return bool(calls) and all(
+            no_grad or self._only_under_no_grad(caller, seen) for no_grad, caller in calls
+        )
 
     def facts_of(self, scope: ast.AST) -> ScopeFacts:
         if scope not in self._facts:
@@ -301,9 +320,15 @@ class FileAnalysis:
         return summary
 
     def record_call(
-        self, func: ast.AST, params: list[str], arg_values: dict[str, Value | None], no_grad: bool
+        self,
+        func: ast.AST,
+        params: list[str],
+        arg_values: dict[str, Value | None],
+        no_grad: bool,
+        caller: ast.AST | None = None,
     ) -> None:
         self.call_sites.setdefault(func, []).append(no_grad)
+        self.callers.setdefault(func, []).append((no_grad, caller))
         seeds = self._new_seeds.setdefault(func, {})
         for name in params:
             if name not in arg_values:

@@ -202,7 +202,7 @@ class CallResolution(ScopeState):
             params = params[1:]
         argmap, values = self._argmap(call, params, arg_vals, kw_vals)
         values = {k: _rename_alias(v, argmap) for k, v in values.items()}
-        self.fa.record_call(func, params, values, self.no_grad())
+        self.fa.record_call(func, params, values, self.no_grad(), self.func)
         summary = (
             self.fa.summary_of(func)
             if func not in self.local_funcs.values()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -27,6 +28,8 @@ from .values import Value, normalize_receiver, value_from_name
 
 # torch context managers (and decorators) that turn autograd off
 GRAD_CONTEXTS = {"no_grad", "inference_mode"}
+# a project's own decorator that runs the function without autograd, by its name
+_NO_GRAD_DECORATOR = re.compile(r"no_?grad|without_grad|inference_mode", re.I)
 
 NOTHING = object()  # sentinel: "this classifier does not apply", distinct from None (unknown)
 
@@ -94,7 +97,12 @@ class FileContext(Protocol):
     ) -> Summary | None: ...
 
     def record_call(
-        self, func: ast.AST, params: list[str], arg_values: dict[str, Value | None], no_grad: bool
+        self,
+        func: ast.AST,
+        params: list[str],
+        arg_values: dict[str, Value | None],
+        no_grad: bool,
+        caller: ast.AST | None = None,
     ) -> None: ...
 
     def forward_flags(self, cls_name: str | None) -> frozenset[str]: ...
@@ -151,8 +159,9 @@ class ScopeState:
             return False
         for deco in self.func.decorator_list:
             target = deco.func if isinstance(deco, ast.Call) else deco
-            if last_part(self.fa.imports.resolve(target)) in GRAD_CONTEXTS:
-                return True
+            name = last_part(self.fa.imports.resolve(target)) or ""
+            if name in GRAD_CONTEXTS or _NO_GRAD_DECORATOR.search(name):
+                return True  # @torch.no_grad(), or the project's own @make_nograd_func
         return False
 
     def _seed_params(self) -> None:

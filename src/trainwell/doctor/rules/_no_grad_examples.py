@@ -432,6 +432,24 @@ EXAMPLES = (
         [(10, "TW012")],
     ),
     Example(
+        # the frozen feature extractor runs twice per step (support and query): one finding
+        "frozen_teacher_run_twice_in_one_step",
+        """\
+        class FewShot:
+            def train_step(self, loader):
+                self.feat_model.eval()
+                self.classifier.train()
+                for support, query, y in loader:
+                    f_support = self.feat_model(support)
+                    f_query = self.feat_model(query)
+                    loss = F.cross_entropy(self.classifier(f_support, f_query), y)
+                    self.optimizer.zero_grad()
+                    loss.backward()
+                    self.optimizer.step()
+        """,
+        [(6, "TW012")],
+    ),
+    Example(
         "a_detached_value_a_loss_closure_reads",
         """\
         def update(policy_net, value_net, states, actions, optimizer):
@@ -546,6 +564,31 @@ EXAMPLES = (
         predict(torch.nn.Linear(4, 2), [])
         """,
         [(7, "TW012")],
+    ),
+    Example(
+        # the project's own no-grad decorator (utils.make_nograd_func wraps torch.no_grad)
+        "evaluation_under_a_projects_no_grad_decorator",
+        """\
+        @make_nograd_func
+        def test_sample(model, sample):
+            model.eval()
+            return model(sample).argmax(1).tolist()
+
+        test_sample(torch.nn.Linear(4, 2), batch)
+        """,
+        [],
+    ),
+    Example(
+        "parameterless_layer_built_and_run_at_once",
+        """\
+        def build_images(real_imgs, vis_size):
+            real_imgs = nn.Upsample(size=(vis_size, vis_size), mode="bilinear")(real_imgs)
+            real_imgs.add_(1).div_(2).mul_(255)
+            return real_imgs.data.numpy()
+
+        build_images(torch.randn(4, 3, 8, 8), 16)
+        """,
+        [],
     ),
     Example(
         # the generator head is part of the model whose encode() was just reported

@@ -165,7 +165,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
         # train, else each loop (an evaluation inside the training loop, one after it) and
         # each stretch between training steps (a script that trains and tests two models
         # in turn under one name)
-        if _parameterless(w, model):
+        if _parameterless(w, model) or _built_parameterless(w, node):
             continue  # nn.Upsample(...)(x): no weights, so no graph of its own
         region = _training_region(w, event)
         loops = event.loops if event is not None and trains else ()
@@ -270,8 +270,11 @@ def collect_frozen_teachers(w: ScopeWalker) -> None:
         return
     flow = flow_of(w)
     forwards = [e for e in w.events if e.kind == FORWARD]
+    reported: set[tuple] = set()  # one finding per teacher and training iteration
     for e in forwards:
         if not frozen(w, e) or not _beside_a_trained_model(w, e, forwards):
+            continue
+        if (e.receiver, e.loops, _training_region(w, e)) in reported:
             continue
         # its output fed to the loss, or, in the training step, to a loss function the
         # analysis cannot see (``self.calculate_kd_loss(student_out, teacher_out, y)``)
@@ -290,6 +293,7 @@ def collect_frozen_teachers(w: ScopeWalker) -> None:
             )
             line, col = e.node.lineno, e.node.col_offset + 1  # type: ignore[attr-defined]
             w.fa.no_grad_candidates.append((_owner(w), RawFinding("TW012", line, col, message)))
+            reported.add((e.receiver, e.loops, _training_region(w, e)))
 
 
 def _beside_a_trained_model(w: ScopeWalker, teacher: Event, forwards: list[Event]) -> bool:
@@ -367,6 +371,14 @@ _PARAMETERLESS = {
     "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
     "AdaptiveAvgPool3d", "AdaptiveMaxPool2d", "PixelShuffle", "PixelUnshuffle",
 }  # fmt: skip
+
+
+def _built_parameterless(w: ScopeWalker, node: ast.AST) -> bool:
+    """``nn.Upsample(size=...)(x)``: a layer without parameters built and run at once."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Call)):
+        return False
+    built = w.fa.imports.resolve(node.func.func) or dotted(node.func.func) or ""
+    return built.rpartition(".")[2] in _PARAMETERLESS
 
 
 def _parameterless(w: ScopeWalker, model: str | None) -> bool:

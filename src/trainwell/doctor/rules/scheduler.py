@@ -111,6 +111,22 @@ TW004 = Rule(
             [],
         ),
         Example(
+            # step_size=args.lr_decay_step: the schedule's own step, in whatever unit
+            "step_size_named_after_the_schedules_step",
+            """\
+            def fit(model, loader, criterion, args):
+                optimizer = torch.optim.Adam(model.parameters())
+                scheduler = StepLR(optimizer, step_size=args.lr_decay_step, gamma=0.5)
+                for epoch in range(args.epochs):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    scheduler.step()
+            """,
+            [],
+        ),
+        Example(
             "milestones_in_iterations_per_epoch_stepped_per_epoch",
             """\
             def fit(model, loader, criterion, epochs):
