@@ -37,7 +37,9 @@ CLIP_FUNCTIONS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip
 
 # Model methods that run the network (seq2seq / autoencoder halves count as forward passes).
 # a model's methods that run it (``forward_*`` too): i3d.extract_features(x), net.extract(x)
-FORWARD_METHODS = {"forward", "encode", "decode", "extract", "extract_features", "extract_feat"}
+FORWARD_METHODS = {
+    "forward", "encode", "decode", "extract", "extract_features", "extract_feat", "infer",
+}  # fmt: skip
 ENGINE_WORDS = ("accelerator", "fabric", "engine", "deepspeed", "trainer")
 
 # Wrappers that iterate over their first argument: a loader wrapped in them is still the

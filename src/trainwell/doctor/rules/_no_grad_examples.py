@@ -718,4 +718,31 @@ EXAMPLES = (
         """,
         [(5, "TW012")],
     ),
+    Example(
+        # train() is run from another file and trains on every call: its validation epoch
+        # through the shared helper is reported without a caller in sight
+        "shared_epoch_method_switched_off_in_a_method_that_trains",
+        """\
+        class Solver:
+            def train(self, epochs):
+                for epoch in range(epochs):
+                    self.model.train()
+                    self._run_one_epoch(epoch)
+                    self.model.eval()
+                    val_loss = self._run_one_epoch(epoch, cross_valid=True)
+
+            def _run_one_epoch(self, epoch, cross_valid=False):
+                total = 0.0
+                loader = self.tr_loader if not cross_valid else self.cv_loader
+                for x, y in loader:
+                    loss = F.mse_loss(self.model(x), y)
+                    if not cross_valid:
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+                    total += loss.item()
+                return total
+        """,
+        [(7, "TW012")],
+    ),
 )

@@ -5,6 +5,7 @@ discarded.
 from __future__ import annotations
 
 import ast
+import re
 
 from .. import values as V
 from .._astutil import dotted
@@ -21,7 +22,8 @@ TW019 = Rule(
     "leaves the original where it was. The batch stays on the CPU, and the model either "
     "fails with a device mismatch later or (for CPU models and .cpu()) silently does "
     "nothing useful. Only tensors known to be tensors (unpacked from a DataLoader, made "
-    "by torch.tensor/randn/...) are checked; modules are moved in place and are fine.",
+    "by torch.tensor/randn/..., or named as masks) are checked; modules are moved in place "
+    "and are fine.",
     "for x, y in loader:\n    x.to(device)\n    y.to(device)\n",
     "for x, y in loader:\n    x = x.to(device)\n    y = y.to(device)\n",
     examples=(
@@ -32,6 +34,19 @@ TW019 = Rule(
                 model.to(device)
                 for x, y in loader:
                     x.to(device)
+            """,
+            [(4, "TW019")],
+        ),
+        Example(
+            # a mask is a tensor whatever built it
+            "discarded_to_of_a_mask",
+            """\
+            def train_model(model, batches, device):
+                for batch in batches:
+                    src_mask, trg_mask = create_masks(batch.src, batch.trg)
+                    src_mask.to(device)
+                    trg_mask = trg_mask.to(device)
+                    print(model(batch.src, src_mask, trg_mask))
             """,
             [(4, "TW019")],
         ),
@@ -53,7 +68,9 @@ def check_discarded_to(w: ScopeWalker, expr: ast.expr) -> None:
         return
     name = dotted(expr.func.value)
     value = w.lookup(name) if name else None
-    if value is not None and value.kind == V.TENSOR:
+    if (value is not None and value.kind == V.TENSOR) or (
+        value is None and name is not None and _MASK.search(name.rpartition(".")[2])
+    ):
         report(
             w,
             "TW019",
@@ -61,3 +78,7 @@ def check_discarded_to(w: ScopeWalker, expr: ast.expr) -> None:
             f"{name}.{expr.func.attr}(...) returns a new tensor that "
             f"is discarded: write {name} = {name}.{expr.func.attr}(...)",
         )
+
+
+# src_mask, attention_mask, masks: tensors by name (no module or batch object is called so)
+_MASK = re.compile(r"(^|_)masks?$", re.I)
