@@ -191,6 +191,7 @@ def value_from_name(name: str) -> Value | None:
 
 _EPOCH_WORD = re.compile(r"epoch", re.I)
 _STEP_WORD = re.compile(r"step|iter|batch|len|sample", re.I)
+_MILESTONE_NAME = re.compile(r"(^|\.)(lr_?)?(decay_?)?steps$", re.I)
 _PER_EPOCH = re.compile(r"per_?epoch|^(steps|iters|iterations|batches)_?(in|of)_?epoch", re.I)
 _SCHEDULER_STEP = re.compile(
     r"(lr|sched|scheduler)_?(decay_?)?step(_?size)?$|^step_?size$|^decay_?steps?$", re.I
@@ -246,7 +247,10 @@ def scheduler_unit_flags(cls: str, call: ast.Call, lambda_names: set[str]) -> se
             "CosineAnnealingLR": (1, "T_max"),
             "CosineAnnealingWarmRestarts": (1, "T_0"),
         }[cls]
-        unit = expr_unit(argument(call, *key))
+        length = argument(call, *key)
+        if cls == "MultiStepLR" and _MILESTONE_NAME.search(dotted(length) or ""):
+            return set()  # milestones=steps: the decay "steps" of the schedule, any unit
+        unit = expr_unit(length)
         # the same class counts in whatever unit its length is given in: T_0=len(train_set)
         # or step_size=len(loader) * 30 is a count of batches, stepped per batch
         return {EPOCH_BASED} if unit == "epoch" else {PER_STEP} if unit == "step" else set()

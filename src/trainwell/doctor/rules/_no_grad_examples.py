@@ -745,4 +745,24 @@ EXAMPLES = (
         """,
         [(7, "TW012")],
     ),
+    Example(
+        # plot() runs from a callback that fit() calls under no_grad, out of sight here
+        "evaluation_in_a_callback_handed_to_the_trainer",
+        """\
+        def plot(net, x):
+            net.eval()
+            _, f = net(x)
+            plt.plot(f.cpu().numpy()[0])
+
+        def main(net, data):
+            def plot_model(x, step):
+                if step % 100 == 0:
+                    plot(net, x)
+
+            simple_fit(net, data, on_save_callback=plot_model)
+
+        main(make_net(), data)
+        """,
+        [],
+    ),
 )

@@ -127,6 +127,22 @@ TW004 = Rule(
             [],
         ),
         Example(
+            # milestones=steps: the schedule's decay "steps", counted in epochs here
+            "milestones_named_steps",
+            """\
+            def fit(model, loader, criterion, epochs, steps=(20, 30, 40)):
+                optimizer = torch.optim.Adam(model.parameters())
+                scheduler = MultiStepLR(optimizer, milestones=steps, gamma=0.1)
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    scheduler.step()
+            """,
+            [],
+        ),
+        Example(
             "milestones_in_iterations_per_epoch_stepped_per_epoch",
             """\
             def fit(model, loader, criterion, epochs):
