@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -91,15 +92,25 @@ def _takes_input_gradients(node: ast.ClassDef) -> bool:
     )
 
 
-def _callbacks(nodes: list[ast.AST]) -> set[str]:
-    """Names handed to a call as arguments (``fit(net, on_save_callback=plot_model)``)."""
+def _callbacks(nodes: list[ast.AST], functions: dict[str, ast.AST]) -> set[str]:
+    """Functions handed to a call as callbacks (``fit(net, on_save_callback=plot_model)``,
+    or positionally to a function of this file whose parameter is one)."""
     found: set[str] = set()
     for node in nodes:
-        if isinstance(node, ast.Call):
-            for arg in [*node.args, *(k.value for k in node.keywords)]:
-                if isinstance(arg, ast.Name):
-                    found.add(arg.id)
+        if not isinstance(node, ast.Call):
+            continue
+        passed = [(kw.arg or "", kw.value) for kw in node.keywords]
+        callee = functions.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        if isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            params = [a.arg for a in [*callee.args.posonlyargs, *callee.args.args]]
+            passed += list(zip(params, node.args, strict=False))
+        for name, value in passed:
+            if isinstance(value, ast.Name) and _CALLBACK.search(name):
+                found.add(value.id)
     return found
+
+
+_CALLBACK = re.compile(r"callback|hook", re.I)
 
 
 _CLI_DECORATORS = {"command", "main", "callback"}  # click.command, app.command, hydra.main
@@ -197,7 +208,7 @@ class FileAnalysis:
         self.evident_models: set[str] = _evident_models(self.nodes)
         self._index()
         self.entry_points: set[ast.AST] = _entry_points(self.tree, self.functions, self.imports)
-        self.callbacks: set[str] = _callbacks(self.nodes)
+        self.callbacks: set[str] = _callbacks(self.nodes, self.functions)
 
     # -- indexing -------------------------------------------------------------------------
     def _index(self) -> None:
