@@ -39,6 +39,7 @@ CLIP_FUNCTIONS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip
 # a model's methods that run it (``forward_*`` too): i3d.extract_features(x), net.extract(x)
 FORWARD_METHODS = {
     "forward", "encode", "decode", "extract", "extract_features", "extract_feat", "infer",
+    "inference",
 }  # fmt: skip
 ENGINE_WORDS = ("accelerator", "fabric", "engine", "deepspeed", "trainer")
 
@@ -272,7 +273,7 @@ class CallEffects(ScopeState):
             return Value(V.SCALER)
         if tail == "DataLoader":
             return Value(V.LOADER)
-        if tail.endswith("Loss") and tail[:1].isupper():
+        if is_loss_class(tail):
             return Value(V.CRITERION, cls=tail)
         if tail in V.MODEL_WRAPPERS and arg_vals and arg_vals[0] is not None:
             inner = arg_vals[0]
@@ -389,3 +390,9 @@ def _part_name(node: ast.expr | None) -> str | None:
         base = dotted(node.value)
         return f"{base}[]" if base is not None else None
     return dotted(node)
+
+
+def is_loss_class(name: str) -> bool:
+    """``CrossEntropyLoss``, ``CrossEntropyLoss2d``, ``FocalLoss``: a criterion, whatever module
+    it subclasses."""
+    return name[:1].isupper() and "Loss" in name and not name.startswith("Loss")

@@ -16,7 +16,7 @@ import re
 
 from . import values as V
 from ._astutil import dotted, last_part
-from .call_effects import CallEffects, detached
+from .call_effects import CallEffects, detached, is_loss_class
 from .call_resolution import CallResolution
 from .events import OPAQUE
 from .foreign import ForeignClass, ForeignFunction
@@ -58,6 +58,7 @@ class ExpressionWalker(CallResolution, CallEffects):
             name in self.backward_names
             and (value is None or value.kind in {V.TENSOR, V.OUTPUT})
             and not (value_node is not None and detached(value_node))
+            and not _arithmetic_on_a_number(value_node)
         ):
             # loss = model(batch), loss = out["loss"]: the model's own loss, as it gave it
             raw = self._from_model_output(value, value_node)
@@ -240,6 +241,8 @@ class ExpressionWalker(CallResolution, CallEffects):
             return self._foreign_call(call, foreign)
         if isinstance(foreign, ForeignClass):
             # a model class of another file: its forward()'s softmax comes with it
+            if foreign.is_module and is_loss_class(foreign.name):
+                return Value(V.CRITERION, cls=foreign.name)  # criterion = CrossEntropyLoss2d()
             if foreign.is_module:
                 return Value(V.MODEL, cls=foreign.name, flags=foreign.flags)
             if not foreign.methods:
@@ -397,3 +400,11 @@ def _action_name(func: ast.expr, value: Value | None, env: dict) -> bool:
     if value is None or value.kind != V.MODEL or name is None or name in env:
         return False
     return bool(_ACTION.search(name.rpartition(".")[2]))
+
+
+def _arithmetic_on_a_number(node: ast.expr | None) -> bool:
+    """``loss.item() / n``, ``float(loss) * k``: a Python number, whatever the other side."""
+    if not isinstance(node, ast.BinOp):
+        return False
+    sides = (node.left, node.right)
+    return any(_to_number(None, side) or _arithmetic_on_a_number(side) for side in sides)

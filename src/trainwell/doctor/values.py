@@ -220,6 +220,10 @@ def expr_unit(node: ast.AST | None) -> str | None:
     literal = _int_literal(node)
     if literal is not None:
         return "epoch" if literal < 1000 else None
+    divided = isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.FloorDiv))
+    if divided and expr_unit(node.right) == "step":  # type: ignore[attr-defined]
+        return None  # decay_each // len(train_data): steps turned into epochs, or not
+
     words = names_in(node)
     if any(_SCHEDULER_STEP.search(w) for w in words):
         return None  # opt.lr_scheduler_step, args.lr_step: the schedule's own step, any unit

@@ -621,3 +621,31 @@ def test_evaluating_method_of_a_class_of_another_file_under_no_grad(tmp_path: Pa
     validation = "        with torch.no_grad():\n            engine.eval(x, y)"
     train = write(tmp_path, "train.py", ENGINE_SCRIPT.format(validation=validation))
     assert check_paths([train]) == []
+
+
+def test_a_loss_module_of_another_file_is_a_criterion(tmp_path: Path) -> None:
+    # CrossEntropyLoss2d(nn.Module): its call is the loss, not a model's inference
+    losses = (
+        "import torch.nn.functional as F\nfrom torch import nn\n\n\n"
+        "class CrossEntropyLoss2d(nn.Module):\n    def forward(self, out, y):\n"
+        "        return F.cross_entropy(out, y)\n"
+    )
+    write(tmp_path, "losses.py", losses)
+    script = """
+import torch
+
+from losses import CrossEntropyLoss2d
+
+model = torch.nn.Conv2d(3, 4, 1)
+criterion = CrossEntropyLoss2d()
+optimizer = torch.optim.Adam(model.parameters())
+for x, y in loader:
+    optimizer.zero_grad()
+    criterion(model(x), y).backward()
+    optimizer.step()
+with torch.no_grad():
+    val_out = model(val_x)
+print(criterion(val_out, val_y).item())
+"""
+    train = write(tmp_path, "train.py", script)
+    assert check_paths([train]) == []

@@ -719,6 +719,19 @@ EXAMPLES = (
         [(5, "TW012")],
     ),
     Example(
+        # model.inference(): a Tacotron's autoregressive decoding, the model run for output
+        "inference_method_of_the_model",
+        """\
+        def synthesize(model, inputs):
+            model.eval()
+            spectrogram = model.inference(inputs)
+            return spectrogram.cpu().detach().numpy()
+
+        synthesize(make_tacotron(), inputs)
+        """,
+        [(3, "TW012")],
+    ),
+    Example(
         # train() is run from another file and trains on every call: its validation epoch
         # through the shared helper is reported without a caller in sight
         "shared_epoch_method_switched_off_in_a_method_that_trains",

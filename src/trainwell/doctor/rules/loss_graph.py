@@ -119,6 +119,23 @@ TW011 = Rule(
             [(8, "TW011")],
         ),
         Example(
+            # the name is rebound to a Python number before it is stored
+            "loss_rebound_to_its_number_per_timestep",
+            """\
+            def train_epoch(model, loader, optimizer, loss_fn, window):
+                loss_epoch = np.zeros(len(loader))
+                for i, (x, y) in enumerate(loader):
+                    optimizer.zero_grad()
+                    loss = loss_fn(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    loss = loss.item() / window
+                    loss_epoch[i] = loss
+                return loss_epoch
+            """,
+            [],
+        ),
+        Example(
             # one step's loss summed over the heads of a multi-head model, then returned
             "a_loss_summed_over_heads_and_returned",
             """\

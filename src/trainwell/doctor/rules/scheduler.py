@@ -127,6 +127,22 @@ TW004 = Rule(
             [],
         ),
         Example(
+            # a decay period in steps divided by the batches of an epoch: epochs, stepped so
+            "step_size_of_steps_divided_by_the_epochs_batches",
+            """\
+            def fit(model, loader, criterion, hp):
+                optimizer = torch.optim.Adam(model.parameters())
+                scheduler = StepLR(optimizer, hp.decay_each // len(loader), gamma=0.5)
+                for epoch in range(hp.epochs):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    scheduler.step()
+            """,
+            [],
+        ),
+        Example(
             # milestones=steps: the schedule's decay "steps", counted in epochs here
             "milestones_named_steps",
             """\
