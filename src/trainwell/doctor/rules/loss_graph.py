@@ -119,6 +119,19 @@ TW011 = Rule(
             [(8, "TW011")],
         ),
         Example(
+            # per-sample losses of one batch, averaged into the returned loss
+            "per_sample_losses_averaged_and_returned",
+            """\
+            def model_fn(batch, model, criterion):
+                outs = model(batch.src)
+                losses = []
+                for out, tgt in zip(outs.unbind(), batch.tgt.unbind()):
+                    losses.append(criterion(out, tgt))
+                return sum(losses) / len(losses)
+            """,
+            [],
+        ),
+        Example(
             # the name is rebound to a Python number before it is stored
             "loss_rebound_to_its_number_per_timestep",
             """\
@@ -212,15 +225,12 @@ def check_accumulation(
 
 
 def _returned(w: ScopeWalker, name: str) -> bool:
-    """The function returns ``name`` (alone or in a tuple), having bound it itself."""
+    """The function returns ``name`` or a value made of it (``sum(losses) / len(losses)``),
+    having bound it itself."""
     if w.func is None or name not in w.bind_loops:
         return False
-    for node in ast.walk(w.func):
-        if isinstance(node, ast.Return) and node.value is not None:
-            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
-            if any(dotted(v) == name for v in values):
-                return True
-    return False
+    returns = [n.value for n in ast.walk(w.func) if isinstance(n, ast.Return) and n.value]
+    return any(dotted(v) == name for value in returns for v in ast.walk(value))
 
 
 def _steps_each_pass(loop: ast.AST) -> bool:
