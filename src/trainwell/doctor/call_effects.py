@@ -39,8 +39,8 @@ CLIP_FUNCTIONS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip
 # a model's methods that run it (``forward_*`` too): i3d.extract_features(x), net.extract(x)
 FORWARD_METHODS = {
     "forward", "encode", "decode", "extract", "extract_features", "extract_feat", "infer",
-    "inference",
 }  # fmt: skip
+# (not ``inference``: as often a trainer's method that returns numbers, ``local.inference(model)``)
 ENGINE_WORDS = ("accelerator", "fabric", "engine", "deepspeed", "trainer")
 
 # Wrappers that iterate over their first argument: a loader wrapped in them is still the

@@ -1,0 +1,296 @@
+"""More examples of TW012 (inference without no_grad), on how calls are read: functions
+that train or evaluate by an argument, what runs a model, which forwards share a finding,
+and when a caller's no_grad covers a helper. Run as tests beside the rule."""
+
+from __future__ import annotations
+
+from ._registry import Example
+
+CALL_EXAMPLES = (
+    # one function trains or evaluates by an argument: the literal a call passes decides
+    Example(
+        "function_switched_to_evaluation_by_a_literal",
+        """\
+        def run_epoch(model, loader, optimizer, mode="train"):
+            total = 0.0
+            for x, y in loader:
+                loss = F.cross_entropy(model(x), y)
+                if mode == "train":
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                total += loss.item()
+            return total
+
+        model = torch.nn.Linear(4, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(3):
+            model.train()
+            run_epoch(model, train_loader, optimizer)
+            model.eval()
+            run_epoch(model, val_loader, optimizer, mode="eval")
+            run_epoch(model, test_loader, optimizer, mode="eval")
+        """,
+        [(18, "TW012")],
+    ),
+    Example(
+        "function_switched_to_evaluation_under_no_grad",
+        """\
+        def backprop(model, data, optimizer, training=True):
+            if training:
+                for x in data:
+                    loss = model(x).pow(2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return loss.item()
+            else:
+                return torch.stack([model(x) for x in data]).detach().numpy()
+
+        model = torch.nn.Linear(4, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        backprop(model, train_data, optimizer)
+        model.eval()
+        with torch.no_grad():
+            scores = backprop(model, test_data, optimizer, False)
+        """,
+        [],
+    ),
+    Example(
+        "function_switched_by_a_variable_is_not_known",
+        """\
+        def backprop(model, data, optimizer, training=True):
+            if training:
+                for x in data:
+                    loss = model(x).pow(2).mean()
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return loss.item()
+            return torch.stack([model(x) for x in data]).detach().numpy()
+
+        model = torch.nn.Linear(4, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for flag in flags:
+            backprop(model, data, optimizer, flag)
+        """,
+        [(9, "TW012")],
+    ),
+    Example(
+        # a layer without weights records no graph of its own: the finding is the model's
+        "parameterless_layer_beside_the_model",
+        """\
+        def predict(model, loader):
+            model.eval()
+            up = torch.nn.Upsample(size=(299, 299), mode="bilinear")
+            preds = []
+            for x in loader:
+                x = up(x)
+                preds.append(F.softmax(model(x), 1).data.cpu().numpy())
+            return preds
+
+        predict(torch.nn.Linear(4, 2), [])
+        """,
+        [(7, "TW012")],
+    ),
+    Example(
+        # the project's own no-grad decorator (utils.make_nograd_func wraps torch.no_grad)
+        "evaluation_under_a_projects_no_grad_decorator",
+        """\
+        @make_nograd_func
+        def test_sample(model, sample):
+            model.eval()
+            return model(sample).argmax(1).tolist()
+
+        test_sample(torch.nn.Linear(4, 2), batch)
+        """,
+        [],
+    ),
+    Example(
+        "parameterless_layer_built_and_run_at_once",
+        """\
+        def build_images(real_imgs, vis_size):
+            real_imgs = nn.Upsample(size=(vis_size, vis_size), mode="bilinear")(real_imgs)
+            real_imgs.add_(1).div_(2).mul_(255)
+            return real_imgs.data.numpy()
+
+        build_images(torch.randn(4, 3, 8, 8), 16)
+        """,
+        [],
+    ),
+    Example(
+        # the generator head is part of the model whose encode() was just reported
+        "a_submodule_of_the_reported_model",
+        """\
+        def inference_test(src, steps):
+            model = make_model(11, 11, 2)
+            model.eval()
+            memory = model.encode(src)
+            ys = src[:, :1]
+            for i in range(steps):
+                out = model.decode(memory, ys)
+                prob = model.generator(out[:, -1])
+                next_word = prob.argmax(1).data[0]
+                ys = torch.cat([ys, torch.full((1, 1), next_word)], dim=1)
+            print(ys)
+
+        inference_test(src, 9)
+        """,
+        [(4, "TW012")],
+    ),
+    Example(
+        # train() is run from another file; it trains through a helper on every call, so its
+        # sample grid after each epoch runs with autograd on whatever the caller does
+        "sampling_in_a_method_that_trains_through_a_helper",
+        """\
+        class Trainer:
+            def __init__(self, generator, optimizer):
+                self.G = generator
+                self.opt = optimizer
+
+            def _train_epoch(self, loader):
+                for x in loader:
+                    self.opt.zero_grad()
+                    self.G(x).pow(2).mean().backward()
+                    self.opt.step()
+
+            def train(self, loader, epochs, fixed):
+                frames = []
+                for epoch in range(epochs):
+                    self._train_epoch(loader)
+                    frames.append(self.G(fixed).cpu().data.numpy())
+                return frames
+        """,
+        [(16, "TW012")],
+    ),
+    Example(
+        "sampling_in_a_method_that_trains_only_sometimes",
+        """\
+        class Trainer:
+            def __init__(self, generator, optimizer):
+                self.G = generator
+                self.opt = optimizer
+
+            def _train_epoch(self, loader):
+                for x in loader:
+                    self.opt.zero_grad()
+                    self.G(x).pow(2).mean().backward()
+                    self.opt.step()
+
+            def run(self, loader, fixed, train):
+                if train:
+                    self._train_epoch(loader)
+                return self.G(fixed).cpu().data.numpy()
+        """,
+        [],
+    ),
+    Example(
+        # the global model's forward runs on every path: with partition="valid" it is inference
+        "shared_epoch_function_of_a_global_model",
+        """\
+        model = torch.nn.Linear(4, 1)
+        optimizer = torch.optim.Adam(model.parameters())
+
+        def train(epoch, loader, partition="train"):
+            total = 0.0
+            for x, y in loader:
+                if partition == "train":
+                    optimizer.zero_grad()
+                loss = (model(x) - y).abs().mean()
+                if partition == "train":
+                    loss.backward()
+                    optimizer.step()
+                total += loss.item()
+            return total
+
+        for epoch in range(10):
+            train(epoch, train_loader)
+            val_loss = train(epoch, val_loader, partition="valid")
+        """,
+        [(18, "TW012")],
+    ),
+    Example(
+        "shared_epoch_function_whose_forward_is_only_on_the_training_path",
+        """\
+        model = torch.nn.Linear(4, 1)
+        optimizer = torch.optim.Adam(model.parameters())
+
+        def step(batches, partition="train"):
+            n = 0
+            for x, y in batches:
+                if partition == "train":
+                    optimizer.zero_grad()
+                    (model(x) - y).abs().mean().backward()
+                    optimizer.step()
+                n += 1
+            return n
+
+        for epoch in range(10):
+            step(train_batches)
+            n = step(val_batches, partition="valid")
+        """,
+        [],
+    ),
+    Example(
+        # extract_features() runs the network as forward() does
+        "features_extracted_without_no_grad",
+        """\
+        def run(loader):
+            model = InceptionI3d(400)
+            model.train(False)
+            for inputs, name in loader:
+                features = model.extract_features(inputs)
+                np.save(name, features.squeeze(0).data.cpu().numpy())
+
+        run(loader)
+        """,
+        [(5, "TW012")],
+    ),
+    Example(
+        # train() is run from another file and trains on every call: its validation epoch
+        # through the shared helper is reported without a caller in sight
+        "shared_epoch_method_switched_off_in_a_method_that_trains",
+        """\
+        class Solver:
+            def train(self, epochs):
+                for epoch in range(epochs):
+                    self.model.train()
+                    self._run_one_epoch(epoch)
+                    self.model.eval()
+                    val_loss = self._run_one_epoch(epoch, cross_valid=True)
+
+            def _run_one_epoch(self, epoch, cross_valid=False):
+                total = 0.0
+                loader = self.tr_loader if not cross_valid else self.cv_loader
+                for x, y in loader:
+                    loss = F.mse_loss(self.model(x), y)
+                    if not cross_valid:
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+                    total += loss.item()
+                return total
+        """,
+        [(7, "TW012")],
+    ),
+    Example(
+        # plot() runs from a callback that fit() calls under no_grad, out of sight here
+        "evaluation_in_a_callback_handed_to_the_trainer",
+        """\
+        def plot(net, x):
+            net.eval()
+            _, f = net(x)
+            plt.plot(f.cpu().numpy()[0])
+
+        def main(net, data):
+            def plot_model(x, step):
+                if step % 100 == 0:
+                    plot(net, x)
+
+            simple_fit(net, data, on_save_callback=plot_model)
+
+        main(make_net(), data)
+        """,
+        [],
+    ),
+)
