@@ -140,8 +140,8 @@ class ScopeState:
         self.grad_context_factories: set[str] = set()  # ctx = torch.no_grad
         self.grad_context_names: set[str] = set()  # ctx = torch.no_grad()
         self.returns: list[Value | None] = []
-        # TW012 of other files' helpers said at this scope's calls (see _foreign_call)
-        self.foreign_reported: set[tuple[str, str, int, tuple[int, ...]]] = set()
+        # TW012 said at this scope's calls, once per helper and loop nest (_first_report)
+        self.foreign_reported: set[tuple[object, tuple[int, ...]]] = set()
         self.local_funcs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.func_aliases: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # f = my_fn
         self.is_step_fn = func is not None and func in fa.step_fns
