@@ -339,6 +339,9 @@ class FileAnalysis:
         env: dict[str, Value | None] = dict(parent_env or {})
         if cls is not None:
             env.update({f"self.{k}": v for k, v in cls.attrs.items()})
+            if cls.is_module and "self" not in env:
+                # inside an nn.Module's own method, ``self(x)`` runs the model
+                env["self"] = Value(V.MODEL, cls=cls.node.name)
         walker = ScopeWalker(self, func, func.body, env, cls)
         summary = walker.walk()
         self.summaries[func] = summary

@@ -89,15 +89,17 @@ class CallResolution(ScopeState):
         argmap, _ = self._argmap(call, summary.params, [None] * len(call.args), {})
         self.emit(CALL, call, summary=summary, argmap=argmap, args=arg_names(call))
         if self.fa.collect and not self.no_grad():
-            for cand in func.candidates:  # the helper's own eval() + forward without no_grad
+            # the helper's own eval() + forward without no_grad: it stands where this scope
+            # runs with autograd on (resolved with the file's other TW012 candidates)
+            for cand in func.candidates:
                 if func.checked:
-                    self.fa.findings.append(
+                    self.foreign_candidates.append(
                         RawFinding(
                             cand.code, cand.line, cand.col, cand.message, cand.path or func.path
                         )
                     )
                 elif self._first_foreign_report(func, cand):  # say it at the call
-                    self.fa.findings.append(
+                    self.foreign_candidates.append(
                         RawFinding(
                             cand.code,
                             call.lineno,
@@ -175,8 +177,10 @@ class CallResolution(ScopeState):
 
     def _first_foreign_report(self, func: ForeignFunction, cand: RawFinding) -> bool:
         """One finding per helper's forward and loop nest of this scope: two calls in a row
-        (``test_img(net, train_set)``, ``test_img(net, test_set)``) are one evaluation."""
-        return self._first_report((func.path, func.name, cand.line))
+        (``test_img(net, train_set)``, ``test_img(net, test_set)``) are one evaluation, and
+        so are two helpers that run the same forward (``log_pre_update()`` and
+        ``log_post_update()`` both calling ``get_accuracy()``)."""
+        return self._first_report((func.path, cand.line))
 
     def _resolve_local(
         self, func: ast.expr

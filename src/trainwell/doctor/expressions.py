@@ -16,10 +16,11 @@ import re
 
 from . import values as V
 from ._astutil import dotted, last_part
-from .call_effects import CallEffects, detached, is_loss_class
+from .call_effects import FORWARD_METHODS, CallEffects, detached, is_loss_class
 from .call_resolution import CallResolution
 from .events import OPAQUE
 from .foreign import ForeignClass, ForeignFunction
+from .graph_calls import NOT_FOLLOWED_METHODS
 from .scope_state import NOTHING, arg_names, container_of
 from .values import Value, merge
 
@@ -244,6 +245,8 @@ class ExpressionWalker(CallResolution, CallEffects):
             if foreign.is_module and is_loss_class(foreign.name):
                 return Value(V.CRITERION, cls=foreign.name)  # criterion = CrossEntropyLoss2d()
             if foreign.is_module:
+                if foreign.methods:  # net.predict(x) of a model class of another file
+                    self.fa.foreign_objects[foreign.name] = foreign
                 return Value(V.MODEL, cls=foreign.name, flags=foreign.flags)
             if not foreign.methods:
                 return None
@@ -302,9 +305,11 @@ class ExpressionWalker(CallResolution, CallEffects):
 
     def _foreign_method(self, receiver: Value | None, func: ast.expr) -> ForeignFunction | None:
         """The method ``obj.m`` calls when ``obj`` is an instance of a class of another file."""
-        if receiver is None or receiver.kind != V.OBJECT or not isinstance(func, ast.Attribute):
+        if receiver is None or not isinstance(func, ast.Attribute):
             return None
-        if receiver.cls in self.fa.classes:
+        if receiver.kind == V.MODEL and not _followed_model_method(func.attr):
+            return None  # model.encode(x), model.parameters(): its forward, nn.Module's own
+        if receiver.kind not in {V.OBJECT, V.MODEL} or receiver.cls in self.fa.classes:
             return None
         foreign = self.fa.foreign_objects.get(receiver.cls or "")
         return foreign.methods.get(func.attr) if foreign is not None else None
@@ -314,6 +319,17 @@ class ExpressionWalker(CallResolution, CallEffects):
         if receiver is None or receiver.kind != V.MODEL or receiver.cls not in self.fa.classes:
             return False
         return attr in self.fa.classes[receiver.cls].methods
+
+
+def _followed_model_method(method: str) -> bool:
+    """A method of a model class of another file that its summary stands for: not a forward
+    (``encode``, ``forward_features``: forward events of their own) nor nn.Module's own."""
+    return not (
+        method in FORWARD_METHODS
+        or method.startswith("forward_")
+        or method in NOT_FOLLOWED_METHODS
+        or method in V.MODULE_SELF_METHODS
+    )
 
 
 def _deepspeed_model(node: ast.expr | None) -> str | None:
@@ -334,7 +350,13 @@ def binop_value(op: ast.operator, left: Value | None, right: Value | None) -> Va
     losses = [v for v in (left, right) if v is not None and v.kind == V.LOSS]
     if losses:
         if len(losses) == 1 and isinstance(op, (ast.Div, ast.Mult)):
-            return Value(V.LOSS, flags=(losses[0].flags - {V.UNSCALED}) | {V.SCALED})
+            flags = (losses[0].flags - {V.UNSCALED}) | {V.SCALED}
+            if isinstance(op, ast.Mult) and _is_number(left, right):
+                flags |= {V.WEIGHTED}  # 0.4 * aux_loss: a term's weight
+            return Value(V.LOSS, flags=flags)
+        if len(losses) == 2 and isinstance(op, (ast.Add, ast.Sub)) and _unscaled_sum(*losses):
+            # loss + 0.4 * aux_loss: a weighted sum of criteria is no division by k
+            return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
         flags = losses[0].flags if len(losses) == 1 or losses[0] == losses[1] else frozenset()
         if len(losses) == 1 and isinstance(op, (ast.Add, ast.Sub)):
             flags = flags - {V.UNSCALED} if not _is_number(left, right) else flags
@@ -343,6 +365,13 @@ def binop_value(op: ast.operator, left: Value | None, right: Value | None) -> Va
     if tensors and isinstance(op, (ast.Div, ast.Mult)) and tensors[0].flags & {V.SOFTMAX}:
         return None
     return None
+
+
+def _unscaled_sum(a: Value, b: Value) -> bool:
+    """Two criteria's losses summed, each straight from its criterion or weighted by a
+    literal, at least one unweighted."""
+    plain = {V.UNSCALED, V.WEIGHTED}
+    return bool((a.flags | b.flags) & {V.UNSCALED}) and all(v.flags & plain for v in (a, b))
 
 
 def _is_number(left: Value | None, right: Value | None) -> bool:

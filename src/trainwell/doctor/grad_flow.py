@@ -497,8 +497,14 @@ class _Flow:
     def model_method(self, func: ast.Attribute) -> Summary | None:
         """``model.pi`` where ``model`` is an instance of a module class of this file."""
         value = self.w.lookup(dotted(func.value))
-        if value is None or value.kind != V.MODEL or value.cls not in self.w.fa.classes:
+        if value is None or value.kind != V.MODEL:
             return None
+        if value.cls not in self.w.fa.classes:  # a model class of another file
+            foreign = self.w.fa.foreign_objects.get(value.cls or "")
+            if foreign is None or not foreign.is_module:
+                return None  # a plain class's method is no forward of a model
+            exported = foreign.methods.get(func.attr)
+            return exported.summary if exported is not None else None
         info = self.w.fa.classes[value.cls]
         method = info.methods.get(func.attr)
         if method is None or func.attr in NOT_FOLLOWED_METHODS:

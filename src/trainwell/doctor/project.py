@@ -20,6 +20,7 @@ from . import values as V
 from .analysis import Checks, FileAnalysis
 from .events import Summary
 from .foreign import Foreign, ForeignClass, ForeignFunction, ForeignNode
+from .graph_calls import NOT_FOLLOWED_METHODS
 from .scope_state import ClassInfo
 from .sources import SourceError, read_python
 from .target import MODERN_TORCH
@@ -93,7 +94,11 @@ class ProjectIndex:
                 return None
             # a sibling of the importing file (a script's directory is on sys.path), else a
             # checked file whose package path is that name
-            found = self._file_at(importer.parent, parts) or self.by_name.get(".".join(parts))
+            found = (
+                self._file_at(importer.parent, parts)
+                or self.by_name.get(".".join(parts))
+                or self._from_own_package(importer, parts)
+            )
             if found is None and self._extends_sys_path(importer):
                 # sys.path.append(PARENT_DIR): a script in a subfolder imports the project's
                 # modules from the folders above it
@@ -104,6 +109,17 @@ class ProjectIndex:
         if found is None or found == importer.resolve():
             return None
         return found
+
+    def _from_own_package(self, importer: Path, parts: list[str]) -> Path | None:
+        """``from inclearn.lib import utils`` in ``inclearn/models/icarl.py``: the file lies
+        inside the package it names, so the project's root is the folder above that package
+        (``python -m inclearn.train`` or an installed package)."""
+        for folder in importer.parents:
+            if folder.name == parts[0]:
+                found = self._file_at(folder.parent, parts)
+                if found is not None:
+                    return found
+        return None
 
     def _extends_sys_path(self, importer: Path) -> bool:
         if importer not in self._texts:
@@ -170,7 +186,7 @@ class ProjectIndex:
         facts = ModuleFacts(shown, reexported=dict(fa.foreign.names) if fa.foreign else {})
         for name, info in fa.classes.items():
             if info.node in tree.body:
-                methods = {} if info.is_module else self._methods(fa, info, shown, checked)
+                methods = self._methods(fa, info, shown, checked)
                 flags = fa.forward_flags(name)
                 facts.symbols[name] = ForeignClass(name, info.is_module, flags, methods)
         for name, func in fa.functions.items():
@@ -187,35 +203,60 @@ class ProjectIndex:
         and its ``engine.eval(x, y)``."""
         methods = {}
         for name, method in info.methods.items():
-            exported = _exported_function(fa, method, f"{info.node.name}.{name}", shown, checked)
+            if info.is_module and (name in NOT_FOLLOWED_METHODS or name in V.MODULE_SELF_METHODS):
+                continue  # model.train(), model.to(device): nn.Module's own, even overridden
+            exported = _exported_function(
+                fa, method, f"{info.node.name}.{name}", shown, checked, info.is_module
+            )
             if exported is not None:
                 methods[name] = exported
         return methods
 
 
 def _exported_function(
-    fa: FileAnalysis, func: ast.AST, name: str, shown: str, checked: bool
+    fa: FileAnalysis, func: ast.AST, name: str, shown: str, checked: bool, of_model: bool = False
 ) -> ForeignFunction | None:
     summary = fa.summaries.get(func)
     if summary is None:
         return None
     # a detached value the function returns is a target where a caller trains on it, which
     # only the callers show: left to them
+    reached = _called_with_autograd_from(fa, func)
     candidates = [
         finding
         for owner, finding in fa.no_grad_candidates
-        if owner is func and not finding.cut_returned
+        if owner in reached and not finding.cut_returned
     ]
-    return ForeignFunction(name, _export(summary, shown, checked, name), shown, checked, candidates)
+    exported = _export(summary, shown, checked, name, of_model)
+    return ForeignFunction(name, exported, shown, checked, candidates)
+
+
+def _called_with_autograd_from(fa: FileAnalysis, func: ast.AST) -> set[ast.AST]:
+    """``func`` and the functions of its file it runs with autograd on, directly or through
+    others (``logger.log_pre_update()`` calling ``self.get_accuracy()``): their inference is
+    the caller's when it calls ``func`` outside no_grad."""
+    reached = {func}
+    frontier = [func]
+    while frontier:
+        caller = frontier.pop()
+        for callee, calls in fa.callers.items():
+            if callee not in reached and any(c is caller and not ng for ng, c in calls):
+                reached.add(callee)
+                frontier.append(callee)
+    return reached
 
 
 def _symbols(facts: ModuleFacts) -> dict[str, Symbol]:
     return {**facts.reexported, **facts.symbols}
 
 
-def _export(summary: Summary, path: str, checked: bool, func: str) -> Summary:
+def _export(
+    summary: Summary, path: str, checked: bool, func: str, of_model: bool = False
+) -> Summary:
     """A summary usable from another file: nodes become ForeignNodes, and only what the
-    function does to its parameters is kept (its own file's globals are not the caller's)."""
+    function does to its parameters is kept (its own file's globals are not the caller's).
+    ``of_model``: a method of a model class, whose returned graph is its forward's
+    (``net.pi(x)``); a helper's may hang on a literal the call passes (``training=False``)."""
     params = set(summary.params)
 
     def keep(key: str) -> bool:
@@ -243,4 +284,7 @@ def _export(summary: Summary, path: str, checked: bool, func: str) -> Summary:
         # what becomes of a graph handed to it (count_accuracy(logits, y) reads numbers)
         param_fates=dict(summary.param_fates),
         returns_cut=summary.returns_cut,
+        # a model's own method: does it return its forward's graph, or read it inside?
+        returns_graph=summary.returns_graph and of_model,
+        discards=[node(n) for n in summary.discards],  # type: ignore[misc]
     )

@@ -142,6 +142,7 @@ class ScopeState:
         self.returns: list[Value | None] = []
         # TW012 said at this scope's calls, once per helper and loop nest (_first_report)
         self.foreign_reported: set[tuple[object, tuple[int, ...]]] = set()
+        self.foreign_candidates: list[RawFinding] = []  # TW012 in other files' helpers called
         self.local_funcs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.func_aliases: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # f = my_fn
         self.is_step_fn = func is not None and func in fa.step_fns

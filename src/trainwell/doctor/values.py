@@ -36,6 +36,7 @@ LOG_SOFTMAX = "log_softmax"  # log-probabilities
 NEEDS_GRAD = "needs_grad"
 SCALED = "scaled"  # loss divided / multiplied by something
 UNSCALED = "unscaled"  # loss known to come straight from a criterion
+WEIGHTED = "weighted"  # loss multiplied by a literal number: a term's weight in a sum
 AMP = "amp"  # loss wrapped by scaler.scale(...)
 EPOCH_BASED = "epoch_based"  # scheduler configured in epochs
 PER_STEP = "per_step"  # scheduler configured in optimizer steps

@@ -108,6 +108,40 @@ TW017 = Rule(
             [(7, "TW017")],
         ),
         Example(
+            # an auxiliary head's loss added with a literal weight: still no division by k
+            "an_auxiliary_loss_weighted_into_the_unscaled_loss",
+            """\
+            def fit(model, loader, optimizer, criterion, k):
+                for i, (x, y) in enumerate(loader):
+                    logits, aux_logits = model(x)
+                    loss = criterion(logits, y)
+                    if aux_logits is not None:
+                        loss = loss + 0.4 * criterion(aux_logits, y)
+                    loss.backward()
+                    if k is None:
+                        optimizer.step()
+                        optimizer.zero_grad()
+                    elif (i + 1) % k == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """,
+            [(7, "TW017")],
+        ),
+        Example(
+            "a_weighted_sum_divided_by_k",
+            """\
+            def fit(model, loader, optimizer, criterion, k):
+                for i, (x, y) in enumerate(loader):
+                    logits, aux_logits = model(x)
+                    loss = (criterion(logits, y) + 0.4 * criterion(aux_logits, y)) / k
+                    loss.backward()
+                    if (i + 1) % k == 0:
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """,
+            [],
+        ),
+        Example(
             "backward_and_step_in_two_arms_of_one_if",
             """\
             def fit(model, loader, optimizer, k):

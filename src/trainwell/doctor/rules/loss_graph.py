@@ -163,6 +163,36 @@ TW011 = Rule(
             """,
             [],
         ),
+        Example(
+            # summed over a rollout's horizon inside one update; read detached after it
+            "a_loss_summed_over_a_horizon_before_the_steps_backward",
+            """\
+            def update(model, optimizer, obs, actions, targets, horizon):
+                value_loss, priority = 0, 0
+                z = model.encode(obs)
+                for t in range(horizon):
+                    z, q = model.next(z, actions[t])
+                    value_loss += F.mse_loss(q, targets[t])
+                    priority += F.l1_loss(q, targets[t])
+                optimizer.zero_grad()
+                value_loss.backward()
+                optimizer.step()
+                return priority.detach()
+            """,
+            [],
+        ),
+        Example(
+            # the same sum without a training step after it: every iteration's graph kept
+            "a_loss_summed_over_iterations_without_a_step",
+            """\
+            def evaluate(model, data, targets, n):
+                total = 0
+                for t in range(n):
+                    total += F.mse_loss(model(data[t]), targets[t])
+                print(total.item() / n)
+            """,
+            [(4, "TW011")],
+        ),
     ),
 )
 
@@ -215,6 +245,8 @@ def check_accumulation(
     )
     if not bound_in and per_part and _returned(w, container):
         return  # a loss summed over heads or tasks, made anew per call and handed back
+    if not bound_in and per_part and _trains_after(w, crossed[0].node):
+        return  # summed over a horizon inside one training step (TD-MPC's priority_loss)
     report(
         w,
         "TW011",
@@ -231,6 +263,21 @@ def _returned(w: ScopeWalker, name: str) -> bool:
         return False
     returns = [n.value for n in ast.walk(w.func) if isinstance(n, ast.Return) and n.value]
     return any(dotted(v) == name for value in returns for v in ast.walk(value))
+
+
+def _trains_after(w: ScopeWalker, loop: ast.AST) -> bool:
+    """The function calls ``backward()`` after ``loop``: the loop is part of one training
+    step, so what it sums lives no longer than that step."""
+    end = getattr(loop, "end_lineno", None)
+    if w.func is None or end is None:
+        return False
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "backward"
+        and n.lineno > end
+        for n in ast.walk(w.func)
+    )
 
 
 def _steps_each_pass(loop: ast.AST) -> bool:

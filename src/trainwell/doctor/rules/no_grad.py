@@ -101,6 +101,28 @@ def collect_no_grad_candidates(w: ScopeWalker) -> None:
         w.fa.no_grad_candidates.append((_owner(w), finding))
 
 
+@scope_check(TW012)
+def collect_foreign_helper_candidates(w: ScopeWalker) -> None:
+    """TW012 of another file's helper that this scope calls with autograd on: it stands,
+    like a helper of this file, where this scope itself runs outside no_grad."""
+    if not w.foreign_candidates:
+        return
+    # a closure handed out (a training callback returned by a factory) runs where this file
+    # cannot see: its call stands
+    owner = None if _nested(w) else _owner(w)
+    w.fa.no_grad_candidates.extend((owner, finding) for finding in w.foreign_candidates)
+
+
+def _nested(w: ScopeWalker) -> bool:
+    """The scope is a function defined inside another function."""
+    fa = w.fa
+    return (
+        w.func is not None
+        and w.func not in fa.method_class
+        and all(w.func is not f for f in fa.functions.values())
+    )
+
+
 def _at_call(call: ast.Call, what: str, message: str) -> RawFinding:
     """The same finding, at the call of the helper that runs the forward."""
     return RawFinding("TW012", call.lineno, call.col_offset + 1, f"{what}: {message}")
@@ -161,7 +183,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     for node, site in inference_discards(w):
         what = dotted(node.func) if isinstance(node, ast.Call) else None
         event = by_node.get(node)
-        model = (event.receiver if event is not None else None) or what
+        model = (event.receiver if event is not None else None) or _method_owner(w, what)
         # one finding per model and inference block: the whole scope when it does not
         # train, else each loop (an evaluation inside the training loop, one after it) and
         # each stretch between training steps (a script that trains and tests two models
@@ -356,6 +378,14 @@ def _reported_by_eval_rule(
         f.path is None and first <= f.line <= last and f.message.partition("(")[0] in models
         for _, f in found
     )
+
+
+def _method_owner(w: ScopeWalker, what: str | None) -> str | None:
+    """``net`` for ``net.predict``, a method of the model ``net`` (its inference, like
+    ``net(x)``'s); else ``what`` itself."""
+    owner, _, method = (what or "").rpartition(".")
+    value = w.lookup(owner) if owner and method else None
+    return owner if value is not None and value.kind == V.MODEL else what
 
 
 def _parents(model: str | None) -> list[str]:

@@ -1,0 +1,197 @@
+"""TW012 across files: a model's own methods, package imports, and whose call decides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trainwell.doctor import check_paths
+
+MODELS = """
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def predict(self, x):
+        self.eval()
+        return self(x).argmax(1)
+
+    def sample(self, n):
+        z = torch.randn(n, 4)
+        return self.fc(z).detach().cpu().numpy()
+
+    def loss(self, x, y):
+        return nn.functional.cross_entropy(self(x), y)
+
+    def train(self, mode=True):
+        super().train(mode)
+        return self
+"""
+
+SCRIPT = """
+import torch
+from models import Net
+
+net = Net()
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for x, y in loader:
+    net.train()
+    loss = net.loss(x, y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+{after}
+"""
+AFTER_LINE = 12
+
+
+def write(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text.lstrip("\n"))
+    return path
+
+
+def lines(paths: list[Path]) -> set[tuple[str, int, str]]:
+    return {(Path(f.path).name, f.line, f.code) for f in check_paths(paths)}
+
+
+def test_inference_method_of_a_model_of_another_file(tmp_path: Path) -> None:
+    # predict() sets eval() and runs self(x) without no_grad: said at the call
+    write(tmp_path, "models.py", MODELS)
+    train = write(tmp_path, "train.py", SCRIPT.format(after="print(net.predict(x))"))
+    assert lines([train]) == {("train.py", AFTER_LINE, "TW012")}
+
+
+def test_sampling_method_of_a_model_of_another_file_by_data_flow(tmp_path: Path) -> None:
+    # sample() never calls eval(): its forward is read as NumPy inside, a discard
+    write(tmp_path, "models.py", MODELS)
+    train = write(tmp_path, "train.py", SCRIPT.format(after="images = net.sample(16)"))
+    assert lines([train]) == {("train.py", AFTER_LINE, "TW012")}
+
+
+def test_model_methods_of_another_file_under_no_grad_or_trained_on(tmp_path: Path) -> None:
+    write(tmp_path, "models.py", MODELS)
+    after = "with torch.no_grad():\n    print(net.predict(x))\n    images = net.sample(16)"
+    train = write(tmp_path, "train.py", SCRIPT.format(after=after))
+    # the loss() method's graph is trained on; an overridden train() is still nn.Module's
+    assert lines([train]) == set()
+
+
+def test_a_models_own_method_in_this_file() -> None:
+    from trainwell.doctor import check_source
+
+    source = MODELS + SCRIPT.format(after="print(net.predict(x))\nprint(net.sample(3))").replace(
+        "from models import Net\n", ""
+    )
+    found = [(f.line, f.code) for f in check_source(source, "a.py")]
+    # one finding for the model's inference block, at its first method call
+    first = source.splitlines().index("print(net.predict(x))") + 1
+    assert found == [(first, "TW012")]
+
+
+def test_absolute_import_of_the_package_a_file_sits_in(tmp_path: Path) -> None:
+    # inclearn/models/icarl.py: ``from inclearn.lib import utils`` (the root is above inclearn/)
+    helper = """
+def extract_features(model, loader):
+    model.eval()
+    feats = [model(x).detach().cpu().numpy() for x, _ in loader]
+    model.train()
+    return feats
+"""
+    script = """
+import torch
+from inclearn.lib import utils
+
+
+def fit(model, loader, opt):
+    for x, y in loader:
+        loss = model(x).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return utils.extract_features(model, loader)
+
+
+fit(net, train_loader, optimizer)
+"""
+    write(tmp_path / "inclearn" / "lib", "utils.py", helper)
+    train = write(tmp_path / "inclearn" / "models", "icarl.py", script)
+    assert lines([train]) == {("icarl.py", 11, "TW012")}
+
+
+def test_another_files_helper_in_an_uncalled_function_is_left_to_its_callers(
+    tmp_path: Path,
+) -> None:
+    helper = "def evaluate(model, x):\n    model.eval()\n    return model(x).argmax(1)\n"
+    write(tmp_path, "utils.py", helper)
+    script = """
+import torch
+from utils import evaluate
+
+
+class Learner:
+    def plot(self, x):
+        return evaluate(self.net, x)
+
+    def test(self, x):
+        with torch.no_grad():
+            return self.plot(x)
+
+
+def report(net, x):
+    return evaluate(net, x)
+
+
+report(model, batch)
+"""
+    train = write(tmp_path, "learner.py", script)
+    # plot() is only called under no_grad; report() is called with autograd on
+    assert lines([train]) == {("learner.py", 15, "TW012")}
+
+
+LOGGER = """
+import torch
+
+
+class Logger:
+    def __init__(self):
+        self.accuracies = []
+
+    def log(self, model, x, y):
+        self.accuracies.append(self.get_accuracy(model, x, y))
+
+    def get_accuracy(self, model, x, y):
+        model.eval()
+        correct = (model(x).argmax(1) == y).float().mean().item()
+        model.train()
+        return correct
+"""
+
+
+def test_a_helper_that_another_files_method_calls_is_followed(tmp_path: Path) -> None:
+    # logger.log() runs self.get_accuracy(), whose forward is inference: said at the call
+    write(tmp_path, "logger.py", LOGGER)
+    script = """
+import torch
+from logger import Logger
+
+logger = Logger()
+for x, y in loader:
+    loss = net(x).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    logger.log(net, x, y)
+with torch.no_grad():
+    logger.log(net, x, y)
+"""
+    train = write(tmp_path, "main.py", script)
+    assert lines([train]) == {("main.py", 10, "TW012")}
