@@ -269,7 +269,9 @@ class FileAnalysis:
         # Only report an un-guarded inference function when this file calls it outside
         # no_grad: a caller elsewhere may well wrap it.  Two callers reaching the same
         # forward pass in a helper give one finding.
-        seen: set[tuple[str, int, int]] = set()
+        if _grad_off_for_good(self.nodes):
+            return  # torch.set_grad_enabled(False) once, never undone: nothing records a graph
+        seen: set[tuple[str, str | None, int]] = set()
         trained = self.helper_uses.graph_helpers(self.summaries)
         targets = self.helper_uses.cut_functions(self.summaries)
         for func, finding in self.no_grad_candidates:
@@ -282,7 +284,7 @@ class FileAnalysis:
             sites = self._grad_sites(func) if func is not None else [False]
             if not sites and func in self.entry_points:
                 sites = [False]  # fire.Fire() / @click.command: run from the command line
-            key = (finding.code, finding.line, finding.col)
+            key = (finding.code, finding.path, finding.line)  # one per line: net2(net1(x))
             if sites and not all(sites) and key not in seen:
                 seen.add(key)
                 self.findings.append(finding)
@@ -414,6 +416,28 @@ class ScopeWalker(StatementWalker):
 
 
 __all__ = ["Checks", "FileAnalysis", "ScopeWalker"]
+
+
+def _grad_off_for_good(nodes: list[ast.AST]) -> bool:
+    """The file turns autograd off for the thread (``torch.set_grad_enabled(False)`` as a
+    statement, an inference script's set-up) and nothing turns it on again."""
+    off = False
+    for node in nodes:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            call = node.value
+            if last_part(dotted(call.func)) == "set_grad_enabled" and len(call.args) == 1:
+                flag = call.args[0]
+                off = off or (isinstance(flag, ast.Constant) and flag.value is False)
+        if isinstance(node, ast.Call) and last_part(dotted(node.func)) in {
+            "enable_grad",
+            "backward",
+        }:
+            return False
+        if isinstance(node, ast.Call) and last_part(dotted(node.func)) == "set_grad_enabled":
+            flag = node.args[0] if node.args else None
+            if not (isinstance(flag, ast.Constant) and flag.value is False):
+                return False  # set_grad_enabled(True) or (phase == "train") somewhere
+    return off
 
 
 @dataclass

@@ -18,6 +18,7 @@ from . import values as V
 from ._astutil import argument, dotted, last_part, names_in
 from .events import (
     BACKWARD,
+    CALL,
     CLIP,
     EVAL,
     FORWARD,
@@ -28,6 +29,7 @@ from .events import (
     TRAIN,
     UNSCALE,
     ZERO,
+    Summary,
 )
 from .scope_facts import is_strategy
 from .scope_state import NOTHING, ScopeState, arg_names, container_of
@@ -325,8 +327,19 @@ class CallEffects(ScopeState):
         if callee.kind == V.CLIPPER:  # trainwell: clipping(model.parameters())
             self.emit(CLIP, call)
             return None
-        self.emit(OPAQUE, call, args=arg_names(call))
+        self.opaque(call, arg_vals)
         return None
+
+    def opaque(self, call: ast.Call, arg_vals: list[Value | None]) -> None:
+        """A call the analysis cannot see into.  Handed the loss and the optimizer
+        (``loss_scaler(loss, optimizer)``: timm's NativeScaler, an amp helper), it is a
+        training step: backward() and step() inside, and maybe zero_grad() too."""
+        kinds = {v.kind for v in arg_vals if v is not None}
+        if V.LOSS in kinds and V.OPTIMIZER in kinds:
+            step = Summary(params=[], backward=[call], steps=[call], zero_grad=True)
+            self.emit(CALL, call, summary=step, args=arg_names(call))
+            return
+        self.emit(OPAQUE, call, args=arg_names(call))
 
     def _model_output(self, model: Value) -> Value:
         flags = model.flags & {V.SOFTMAX, V.LOG_SOFTMAX}

@@ -14,7 +14,7 @@ import ast
 from dataclasses import replace
 
 from ._astutil import dotted, keyword
-from .events import BACKWARD, CALL, STEP, RawFinding, Summary
+from .events import CALL, RawFinding, Summary
 from .foreign import ForeignClass, ForeignFunction
 from .mode_switch import is_known
 from .scope_state import ScopeState, arg_names, passed_name
@@ -138,18 +138,9 @@ class CallResolution(ScopeState):
                 "records a graph for nothing; call it under torch.no_grad() or "
                 "torch.inference_mode()",
             )
-            # a scope that has already trained unconditionally trains on every call: nobody
-            # runs it under no_grad, so the finding stands without a caller in sight
-            trains = any(
-                (
-                    e.kind in {BACKWARD, STEP}
-                    or (e.kind == CALL and e.summary is not None and e.summary.trains)
-                )
-                and not e.path
-                and not e.no_grad
-                for e in self.events
-            )
-            self.fa.no_grad_candidates.append((None if trains else self.func, finding))
+            # it stands where this scope runs with autograd on, or without a caller in sight
+            # when the scope trains on every call (decided once the scope is walked)
+            self.foreign_candidates.append(finding)
         return replace(inference, forwards={})  # reported here, not again by the eval() rule
 
     def _runs_inference(self, func: ast.AST, summary: Summary, forwards_run: bool) -> bool:

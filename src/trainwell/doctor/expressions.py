@@ -270,7 +270,7 @@ class ExpressionWalker(CallResolution, CallEffects):
                 callee_val = None  # evaluate_model(...) from a star import: a function
         if callee_val is not None:
             return self._call_value(call, callee_val, arg_vals)
-        self.emit(OPAQUE, call, args=arg_names(call))
+        self.opaque(call, [*arg_vals, *kw_vals.values()])
         return None
 
     def _from_model_output(self, value: Value | None, node: ast.expr | None) -> bool:

@@ -65,7 +65,6 @@ class ProjectIndex:
             self.by_name.setdefault(_module_name(key), key)
         self._facts: dict[Path, ModuleFacts | None] = {}
         self._busy: set[Path] = set()
-        self._texts: dict[Path, str] = {}
 
     # -- resolution -----------------------------------------------------------------------
     def _file_at(self, base: Path, parts: list[str]) -> Path | None:
@@ -99,9 +98,10 @@ class ProjectIndex:
                 or self.by_name.get(".".join(parts))
                 or self._from_own_package(importer, parts)
             )
-            if found is None and self._extends_sys_path(importer):
-                # sys.path.append(PARENT_DIR): a script in a subfolder imports the project's
-                # modules from the folders above it
+            if found is None:
+                # a module of a subfolder imports the project's modules from the folder of
+                # the entry script above it (``trainer/meta.py`` run through ``main.py``:
+                # ``from models.mtl import MtlLearner``), or after sys.path.append(PARENT)
                 for base in list(importer.parents)[1:3]:
                     found = self._file_at(base, parts)
                     if found is not None:
@@ -120,15 +120,6 @@ class ProjectIndex:
                 if found is not None:
                     return found
         return None
-
-    def _extends_sys_path(self, importer: Path) -> bool:
-        if importer not in self._texts:
-            try:
-                self._texts[importer] = read_python(importer).text
-            except (SourceError, OSError, ValueError):
-                self._texts[importer] = ""
-        text = self._texts[importer]
-        return "sys.path.append(" in text or "sys.path.insert(" in text
 
     def foreign_for(self, path: Path, tree: ast.Module) -> Foreign | None:
         """What the imports of ``path`` (parsed as ``tree``) resolve to in the project."""

@@ -135,6 +135,8 @@ class ScopeState:
         self.loops: dict[int, LoopInfo] = {}
         self.loop_stack: list[int] = []
         self.ifs: dict[int, IfInfo] = {}
+        self.if_tests: dict[tuple, int] = {}  # an if's test (and where it is) -> its id
+        self._assigned: set[str] | None = None  # names assigned in the scope
         self.path: list[tuple[int, int]] = []
         self.no_grad_stack: list[bool] = [self._decorated_no_grad()]
         self.grad_context_factories: set[str] = set()  # ctx = torch.no_grad
@@ -142,7 +144,9 @@ class ScopeState:
         self.returns: list[Value | None] = []
         # TW012 said at this scope's calls, once per helper and loop nest (_first_report)
         self.foreign_reported: set[tuple[object, tuple[int, ...]]] = set()
-        self.foreign_candidates: list[RawFinding] = []  # TW012 in other files' helpers called
+        # TW012 said at this scope's calls (another file's helper, a train-or-evaluate
+        # function switched off), owned by the scope once it is walked
+        self.foreign_candidates: list[RawFinding] = []
         self.local_funcs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.func_aliases: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # f = my_fn
         self.is_step_fn = func is not None and func in fa.step_fns

@@ -190,8 +190,12 @@ class StatementWalker(ExpressionWalker):
         self._branches(node, [node.body, node.orelse])
 
     def _branches(self, node: ast.stmt, blocks: list[list[ast.stmt]]) -> None:
-        if_id = next(self._ids)
-        self.ifs[if_id] = IfInfo(node, tuple(self.loop_stack))
+        if_id = self._same_test(node)
+        if if_id is None:
+            if_id = next(self._ids)
+            self.ifs[if_id] = IfInfo(node, tuple(self.loop_stack))
+            if isinstance(node, ast.If) and self._stable_test(node.test):
+                self.if_tests[self._test_key(node.test)] = if_id
         start = dict(self.env)
         outcomes: list[dict[str, Value | None]] = []
         for index, block in enumerate(blocks):
@@ -202,6 +206,50 @@ class StatementWalker(ExpressionWalker):
             if not block_terminates(block):
                 outcomes.append(self.env)
         self.env = _merge_envs(start, outcomes) if outcomes else start
+
+    def _same_test(self, node: ast.stmt) -> int | None:
+        """An earlier ``if`` of this block with the very same test, which nothing rebinds
+        (``if self.train_cameras: pose.eval()`` ... ``if self.train_cameras: pose.train()``):
+        one choice, taken the same way both times."""
+        if not isinstance(node, ast.If):
+            return None
+        return self.if_tests.get(self._test_key(node.test))
+
+    def _test_key(self, test: ast.expr) -> tuple:
+        return (ast.dump(test), tuple(self.loop_stack), tuple(self.path))
+
+    def _stable_test(self, test: ast.expr) -> bool:
+        """A test of names and attributes only (no call), none of them assigned in the
+        scope."""
+        if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await)) for n in ast.walk(test)):
+            return False
+        read = {dotted(n) for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))}
+        assigned = self._assigned_names()
+        return not any(
+            name and any(name == a or name.startswith(f"{a}.") for a in assigned) for name in read
+        )
+
+    def _assigned_names(self) -> set[str]:
+        """The names and attributes the scope binds (``x``, ``self.flag``)."""
+        if self._assigned is None:
+            scope = self.func if self.func is not None else self.fa.tree
+            targets: list[ast.expr] = []
+            for n in ast.walk(scope):
+                if isinstance(n, ast.Assign):
+                    targets.extend(n.targets)
+                elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+                    targets.append(n.target)
+            found: set[str] = set()
+            while targets:
+                target = targets.pop()
+                if isinstance(target, (ast.Tuple, ast.List)):
+                    targets.extend(target.elts)
+                elif isinstance(target, ast.Starred):
+                    targets.append(target.value)
+                elif dotted(target):
+                    found.add(dotted(target))  # type: ignore[arg-type]
+            self._assigned = found
+        return self._assigned
 
     def visit_Match(self, node: ast.stmt) -> None:
         self.ev(node.subject)  # type: ignore[attr-defined]
@@ -229,7 +277,29 @@ class StatementWalker(ExpressionWalker):
             return dotted(expr) in self.grad_context_names  # ctx = torch.no_grad(); with ctx:
         if dotted(expr.func) in self.grad_context_factories:
             return True  # ctx = torch.no_grad; with ctx():
-        return self._is_grad_factory(expr.func)
+        return self._is_grad_factory(expr.func) or self._local_grad_context(expr.func)
+
+    def _local_grad_context(self, func: ast.expr) -> bool:
+        """A function of this file that makes a context without autograd for what it
+        covers: one that returns ``torch.no_grad()`` (``_get_no_grad_ctx_mgr()``), or a
+        @contextmanager that sets ``requires_grad = False`` on the parameters before it
+        yields (``preserve_grad_state(model)``: no parameter records a graph inside; what
+        is left, input gradients, is wanted)."""
+        local = self.fa.functions.get(func.id) if isinstance(func, ast.Name) else None
+        if local is None:
+            return False
+        returned = [n.value for n in ast.walk(local) if isinstance(n, ast.Return) and n.value]
+        if any(isinstance(r, ast.Call) and self._is_grad_factory(r.func) for r in returned):
+            return True
+        if not any(last_part(dotted(d)) == "contextmanager" for d in local.decorator_list):
+            return False
+        return any(
+            isinstance(n, ast.Assign)
+            and isinstance(n.value, ast.Constant)
+            and n.value.value is False
+            and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in n.targets)
+            for n in ast.walk(local)
+        )
 
     def _is_grad_factory(self, func: ast.expr | None) -> bool:
         name = last_part(self.fa.imports.resolve(func))

@@ -195,7 +195,7 @@ _STEP_WORD = re.compile(r"step|iter|batch|len|sample", re.I)
 _MILESTONE_NAME = re.compile(r"(^|\.)(lr_?)?(decay_?)?steps$", re.I)
 _PER_EPOCH = re.compile(r"per_?epoch|^(steps|iters|iterations|batches)_?(in|of)_?epoch", re.I)
 _SCHEDULER_STEP = re.compile(
-    r"(lr|sched|scheduler)_?(decay_?)?step(_?size)?$|^step_?size$|^decay_?steps?$", re.I
+    r"(lr|sched|scheduler)_?(decay_?)?step(_?size)?$|(^|_)step_?size$|^decay_?steps?$", re.I
 )
 # A LambdaLR whose lambda mentions a count of steps/iterations is a per-step schedule.
 _TOTAL_STEPS = re.compile(r"steps|iters|iterations", re.I)

@@ -186,7 +186,11 @@ def test_relative_import_in_a_package(tmp_path: Path) -> None:
         ("train.py", LOSS_LINE, "TW009"),
         ("run.py", LOSS_LINE, "TW007"),
     }
-    assert found([other]) == set()  # proj/ neither checked nor a sibling: unknown
+    # proj/ neither checked nor a sibling, but in the folder above the script's: the
+    # project's root, where ``python -m scripts.run`` (or an installed proj) finds it
+    assert found([other]) == {("run.py", LOSS_LINE, "TW007")}
+    elsewhere = write(tmp_path / "a" / "b" / "c", "run.py", other.read_text())
+    assert found([elsewhere]) == set()  # three folders up: too far to be the project's
 
 
 def test_subclass_of_an_imported_module_class(tmp_path: Path) -> None:

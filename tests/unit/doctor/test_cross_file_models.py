@@ -195,3 +195,77 @@ with torch.no_grad():
 """
     train = write(tmp_path, "main.py", script)
     assert lines([train]) == {("main.py", 10, "TW012")}
+
+
+def test_a_module_of_a_subfolder_imports_from_the_entry_scripts_folder(tmp_path: Path) -> None:
+    # pytorch/trainer/meta.py, run through pytorch/main.py: ``from models.mtl import ...``
+    models = """
+import torch
+from torch import nn
+
+
+class MtlLearner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x, y):
+        loss = nn.functional.cross_entropy(self.fc(x), y)
+        grad = torch.autograd.grad(loss, self.fc.parameters())
+        return self.fc(x) - grad[1]
+"""
+    trainer = """
+import torch
+from models.mtl import MtlLearner
+
+
+class MetaTrainer:
+    def __init__(self):
+        self.model = MtlLearner()
+
+    def val(self, loader):
+        self.model.eval()
+        for x, y in loader:
+            print(self.model(x, y).argmax(1))
+
+
+MetaTrainer().val(val_loader)
+"""
+    write(tmp_path / "pytorch" / "models", "mtl.py", models)
+    script = write(tmp_path / "pytorch" / "trainer", "meta.py", trainer)
+    # the model's forward takes input gradients (its own inner loop): autograd is needed
+    assert lines([script]) == set()
+    (tmp_path / "pytorch" / "models" / "mtl.py").unlink()
+    unknown = "self.model(...) runs after self.model.eval()"
+    assert any(unknown in f.message for f in check_paths([script]))
+
+
+def test_a_train_or_evaluate_call_before_the_training_loop_stands(tmp_path: Path) -> None:
+    # train_model() trains on every call (its epoch loop), so its first validation call,
+    # before any training, is inference whoever calls train_model()
+    script = """
+import torch
+
+
+def run_loop(loop_type, loader, model, opt):
+    is_train = loop_type == "train"
+    model.train() if is_train else model.eval()
+    for x, y in loader:
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        if is_train:
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    return loss.item()
+
+
+def train_model(model, opt, train_loader, val_loader, epochs):
+    best = run_loop("val", val_loader, model, None)
+    for epoch in range(epochs):
+        run_loop("train", train_loader, model, opt)
+        with torch.no_grad():
+            best = max(best, run_loop("val", val_loader, model, None))
+    return best
+"""
+    train = write(tmp_path, "train.py", script)
+    assert lines([train]) == {("train.py", 17, "TW012")}

@@ -1389,7 +1389,8 @@ for epoch in range(3):
         F.cross_entropy(cls_head(embedder(x)), y).backward()
         optimizer.step()
     for x, y in val_loader:
-        logits = cls_head(embedder(x))
+        features = embedder(x)
+        logits = cls_head(features)
         print((logits.argmax(1) == y).float().mean().item())
 """
 
@@ -1397,8 +1398,8 @@ for epoch in range(3):
 def test_an_element_of_a_returned_tuple_used_as_a_module_is_a_model() -> None:
     # .parameters() says both are modules: the validation forwards of both are inference
     source = TUPLE_MODELS
-    line = line_of(source, "logits = cls_head")
-    assert findings(source, "TW012") == [(line, "TW012"), (line, "TW012")]
+    first, second = line_of(source, "features = embedder"), line_of(source, "logits = cls_head")
+    assert findings(source, "TW012") == [(first, "TW012"), (second, "TW012")]
 
 
 def test_an_element_of_a_returned_tuple_never_used_as_a_module_is_unknown() -> None:

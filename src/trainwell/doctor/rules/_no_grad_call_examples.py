@@ -293,4 +293,107 @@ CALL_EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # an inference script turns autograd off for the thread once, in its set-up
+        "autograd_turned_off_for_the_whole_script",
+        """\
+        class Inferer:
+            def __init__(self, model):
+                self.model = model
+                self.model.eval()
+                torch.autograd.set_grad_enabled(False)
+
+            def evaluate(self, x):
+                return F.softmax(self.model(x), dim=-1).cpu().numpy()
+
+        print(Inferer(net).evaluate(batch))
+        """,
+        [],
+    ),
+    Example(
+        # the same script without the switch: the forward records a graph for nothing
+        "an_inference_script_that_leaves_autograd_on",
+        """\
+        class Inferer:
+            def __init__(self, model):
+                self.model = model
+                self.model.eval()
+
+            def evaluate(self, x):
+                return F.softmax(self.model(x), dim=-1).cpu().numpy()
+
+        print(Inferer(net).evaluate(batch))
+        """,
+        [(7, "TW012")],
+    ),
+    Example(
+        # a function of the file that returns torch.no_grad() (or a no-op on old torch)
+        "a_helper_that_returns_the_no_grad_context",
+        """\
+        def no_grad_ctx():
+            if float(torch.__version__[0:3]) >= 0.4:
+                return torch.no_grad()
+            return contextlib.suppress()
+
+        def evaluate(model, loader):
+            model.eval()
+            with no_grad_ctx():
+                return [model(x).argmax(1) for x, _ in loader]
+
+        evaluate(net, val_loader)
+        """,
+        [],
+    ),
+    Example(
+        # a @contextmanager that freezes every parameter: forces need input gradients only
+        "a_context_manager_that_freezes_the_parameters",
+        """\
+        @contextmanager
+        def frozen(model):
+            for p in model.parameters():
+                p.requires_grad = False
+            yield
+            for p in model.parameters():
+                p.requires_grad = True
+
+        def evaluate(model, loader):
+            with frozen(model):
+                return [model(x).detach().cpu() for x, _ in loader]
+
+        evaluate(net, val_loader)
+        """,
+        [],
+    ),
+    Example(
+        # timm's NativeScaler: loss_scaler(loss, optimizer) runs backward() and step()
+        "a_loss_scaler_call_is_the_training_step",
+        """\
+        with torch.no_grad():
+            model.eval()
+            for x, y in val_loader:
+                psnr.append(batch_psnr(model(x), y).item())
+        loss_scaler = NativeScaler()
+        for epoch in range(epochs):
+            for x, y in train_loader:
+                optimizer.zero_grad()
+                loss = criterion(model(x), y)
+                loss_scaler(loss, optimizer, parameters=model.parameters())
+        """,
+        [],
+    ),
+    Example(
+        # classifier(encoder(x)): two models in eval(), one finding for the line
+        "two_models_on_one_line_give_one_finding",
+        """\
+        def evaluate(encoder, classifier, loader):
+            encoder.eval()
+            classifier.eval()
+            for x, y in loader:
+                preds = classifier(encoder(x))
+                print(preds.argmax(1).eq(y).sum().item())
+
+        evaluate(enc, clf, val_loader)
+        """,
+        [(5, "TW012")],
+    ),
 )

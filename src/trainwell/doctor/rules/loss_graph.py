@@ -182,6 +182,37 @@ TW011 = Rule(
             [],
         ),
         Example(
+            # La-MAML: the meta-losses of one call's inner updates, kept for _outer_update()
+            "losses_of_the_inner_updates_kept_for_the_outer_update",
+            """\
+            class LaMAML:
+                def _inner_updates(self, x, y):
+                    self.meta_losses = [0 for _ in range(self.n_inner)]
+                    for i in range(self.n_inner):
+                        self.inner_update_step(self.fast_model, x[i], y[i])
+                        self.meta_losses[i] = self.criterion(self.fast_model(x), y)
+            """,
+            [],
+        ),
+        Example(
+            # an LBFGS closure: the total over the data is the loss of the one step
+            "a_total_in_the_closure_of_an_lbfgs_step",
+            """\
+            def take_step(model, optimizer, loader):
+                def closure():
+                    optimizer.zero_grad()
+                    total = torch.tensor(0.0)
+                    for x, y in loader:
+                        loss = F.mse_loss(model(x), y) / len(loader)
+                        loss.backward()
+                        total += loss
+                    return total
+
+                return optimizer.step(closure)
+            """,
+            [],
+        ),
+        Example(
             # the same sum without a training step after it: every iteration's graph kept
             "a_loss_summed_over_iterations_without_a_step",
             """\
@@ -240,11 +271,15 @@ def check_accumulation(
         or last_part(container) in w.backward_involved
     ):
         return  # summed on purpose and back-propagated later
+    if not bound_in and _is_step_closure(w):
+        return  # LBFGS's closure: its total is the one step's loss, handed to step()
     per_part = all(
         info.kind not in {"batch", "epoch"} and not _steps_each_pass(info.node) for info in crossed
     )
-    if not bound_in and per_part and _returned(w, container):
-        return  # a loss summed over heads or tasks, made anew per call and handed back
+    if not bound_in and per_part and (_returned(w, container) or container.startswith("self.")):
+        # a loss summed over heads or tasks, made anew per call and handed back (returned,
+        # or kept in an attribute for another method: La-MAML's self.meta_losses)
+        return
     if not bound_in and per_part and _trains_after(w, crossed[0].node):
         return  # summed over a horizon inside one training step (TD-MPC's priority_loss)
     report(
@@ -263,6 +298,18 @@ def _returned(w: ScopeWalker, name: str) -> bool:
         return False
     returns = [n.value for n in ast.walk(w.func) if isinstance(n, ast.Return) and n.value]
     return any(dotted(v) == name for value in returns for v in ast.walk(value))
+
+
+def _is_step_closure(w: ScopeWalker) -> bool:
+    """The scope is a closure handed to ``optimizer.step(closure)``."""
+    name = getattr(w.func, "name", None)
+    return name is not None and any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "step"
+        and any(isinstance(a, ast.Name) and a.id == name for a in n.args)
+        for n in w.fa.nodes
+    )
 
 
 def _trains_after(w: ScopeWalker, loop: ast.AST) -> bool:

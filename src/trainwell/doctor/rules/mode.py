@@ -7,9 +7,18 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
+from .._astutil import dotted
 from ..analysis import ScopeWalker
-from ..events import BACKWARD, EVAL, FORWARD, TRAIN, Event, is_prefix
-from ._common import call_name, events_in, final_modes, is_training, mode_effects, report
+from ..events import BACKWARD, CALL, EVAL, FORWARD, TRAIN, Event, is_prefix
+from ._common import (
+    call_name,
+    caller_key,
+    events_in,
+    final_modes,
+    is_training,
+    mode_effects,
+    report,
+)
 from ._registry import Example, Rule, scope_check
 
 TW010 = Rule(
@@ -297,6 +306,69 @@ TW010 = Rule(
             """,
             [],
         ),
+        Example(
+            # the same test picks both the eval() and the train() that undoes it
+            "eval_and_train_under_the_same_test",
+            """\
+            def run(self, epochs):
+                for epoch in range(epochs):
+                    if epoch % 10 == 0:
+                        self.model.eval()
+                        if self.train_cameras:
+                            self.pose.eval()
+                        self.plot()
+                        self.model.train()
+                        if self.train_cameras:
+                            self.pose.train()
+                    for x, y in self.loader:
+                        loss = self.model(x, self.pose(y)).mean()
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+            """,
+            [],
+        ),
+        Example(
+            # eval() on the epoch's last batch; the next epoch starts with train()
+            "eval_on_the_last_batch_of_the_epoch",
+            """\
+            def fit(model, loader, optimizer, epochs):
+                for epoch in range(epochs):
+                    model.train()
+                    for i, x in enumerate(loader):
+                        optimizer.zero_grad()
+                        model(x).pow(2).mean().backward()
+                        optimizer.step()
+                        if i == len(loader) - 1:
+                            model.eval()
+                            scores = evaluator.eval(sample_fn)
+            """,
+            [],
+        ),
+        Example(
+            # test() leaves net2 in eval(); warmup(net1) trains net1 only, and the
+            # training calls that use net2 set its mode themselves
+            "a_training_call_that_does_not_run_the_model_in_eval",
+            """\
+            def warmup(net, optimizer, loader):
+                net.train()
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    F.cross_entropy(net(x), y).backward()
+                    optimizer.step()
+
+            def test(net1, net2):
+                net1.eval()
+                net2.eval()
+
+            for epoch in range(epochs):
+                if epoch < warm_up:
+                    warmup(net1, optimizer1, loader)
+                    warmup(net2, optimizer2, loader)
+                test(net1, net2)
+            """,
+            [],
+        ),
     ),
 )
 
@@ -341,7 +413,7 @@ def check_eval_leak(w: ScopeWalker) -> None:
             for key, effect in mode_effects(w, e):
                 if key not in trained or effect.final != "eval" or id(e.node) in reported:
                     continue
-                if _mode_chosen_per_iteration(seq, e, key):
+                if _mode_chosen_per_iteration(seq, e, key) or _on_last_pass(w, e, lid):
                     continue
                 if _leaks_into_training(w, seq, index, key):
                     reported.add(id(e.node))
@@ -369,6 +441,36 @@ def _is_epoch_loop(w: ScopeWalker, lid: int, seq: list[Event]) -> bool:
     if _waits_for_input(node):
         return False
     return any(is_training(e) and _steps_per_pass(w, e, lid) for e in seq)
+
+
+def _on_last_pass(w: ScopeWalker, e: Event, lid: int) -> bool:
+    """``e`` only runs on the loop's last pass (``if i == len(loader) - 1:``): no step of
+    that loop follows it; the loop around it, checked on its own, decides."""
+    node = w.loops[lid].node
+    index = _index_name(node)
+    for if_id, branch in e.path:
+        info = w.ifs.get(if_id)
+        test = getattr(info.node, "test", None) if info is not None else None
+        if branch != 0 or info is None or lid not in info.loops or test is None:
+            continue
+        if (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq)
+            and index is not None
+            and index in {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+            and any(isinstance(n, ast.Call) and dotted(n.func) == "len" for n in ast.walk(test))
+        ):
+            return True
+    return False
+
+
+def _index_name(loop: ast.AST) -> str | None:
+    """``i`` of ``for i, x in enumerate(...)`` or ``for i in range(...)``."""
+    target = getattr(loop, "target", None)
+    if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
+        return target.elts[0].id
+    return target.id if isinstance(target, ast.Name) else None
 
 
 def _waits_for_input(node: ast.While) -> bool:
@@ -415,7 +517,7 @@ def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str)
         if e.kind == TRAIN and e.receiver and e.receiver.startswith((f"{key}.", f"{key}[")):
             return False  # model.heads[-1].train(): the parts' modes are managed one by one
         # a call under no_grad trains nothing (``run_epoch(train=False)`` for validation)
-        if is_training(e) and not sets_mode_itself and not e.no_grad:
+        if is_training(e) and not sets_mode_itself and not e.no_grad and _runs(e, key):
             return not any(
                 is_prefix(path, e.path) or is_prefix(path, eval_path) for path in restored
             )
@@ -425,6 +527,17 @@ def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str)
             if effect.final == "train":
                 restored.append(e.path)
     return False
+
+
+def _runs(e: Event, key: str) -> bool:
+    """The training step ``e`` may run the model ``key``: a step of this scope, or a call
+    that is handed the model or reaches it itself (``warmup(net1)`` does not run net2)."""
+    if e.kind != CALL or e.summary is None:
+        return True
+    if key in e.args:
+        return True
+    touched = set(e.summary.forwards) | set(e.summary.modes) | set(e.summary.sched_steps)
+    return any(caller_key(e, k) in {key, None} for k in touched) or not touched
 
 
 @scope_check(TW010)

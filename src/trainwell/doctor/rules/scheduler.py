@@ -127,6 +127,22 @@ TW004 = Rule(
             [],
         ),
         Example(
+            # step_size=args.pre_step_size: StepLR's own parameter, named with a prefix
+            "step_size_option_with_a_prefix",
+            """\
+            def fit(model, loader, criterion, args):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                scheduler = StepLR(optimizer, step_size=args.pre_step_size, gamma=0.2)
+                for epoch in range(args.epochs):
+                    scheduler.step()
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+            """,
+            [],
+        ),
+        Example(
             # a decay period in steps divided by the batches of an epoch: epochs, stepped so
             "step_size_of_steps_divided_by_the_epochs_batches",
             """\

@@ -8,8 +8,9 @@ import ast
 from collections.abc import Iterable
 
 from .. import values as V
+from .._astutil import dotted
 from ..analysis import ScopeWalker
-from ..events import BACKWARD, CALL, STEP, ZERO, Event, compatible, is_prefix
+from ..events import BACKWARD, CALL, OPAQUE, STEP, ZERO, Event, compatible, is_prefix
 from ._common import call_name, events_in, is_backward, is_step, is_zero, report
 from ._registry import Example, Rule, in_loop, scope_check
 
@@ -97,6 +98,20 @@ TW002 = Rule(
             [],
         ),
         Example(
+            # SCAFFOLD: the gradient is read, the .grad cleared and a corrected one set
+            "gradients_set_by_hand_after_zero_grad",
+            """
+            for x, y in loader:
+                optimizer.zero_grad()
+                criterion(model(x), y).backward()
+                grad = flatten_grads(model).detach().clone()
+                optimizer.zero_grad()
+                model = assign_grads(model, grad - c_i + c)
+                optimizer.step()
+            """,
+            [],
+        ),
+        Example(
             "zero_grad_of_the_stepped_submodule",
             """
             model = GAN()
@@ -167,6 +182,8 @@ def check_zero_grad_between(w: ScopeWalker) -> None:
         step = _next_step_before_backward(events[index + 1 :], zero)
         if step is None or not _zero_matches(w, zero, step):
             continue
+        if _gradients_written(w, zero, step):
+            continue  # SCAFFOLD: corrected gradients set by hand after the zero_grad()
         if _backward_since_last_step(events[:index], zero):
             receiver = zero.receiver + "." if zero.receiver else ""
             report(
@@ -176,6 +193,48 @@ def check_zero_grad_between(w: ScopeWalker) -> None:
                 f"{receiver}zero_grad() runs after backward() and "
                 f"before {call_name(step.node)}: the step sees no gradients",
             )
+
+
+def _gradients_written(w: ScopeWalker, zero: Event, step: Event) -> bool:
+    """Between the zero_grad() and the step(), gradients are set by hand (``p.grad = g``,
+    ``p.grad.copy_(g)``) or the stepped model is handed to code the analysis cannot see
+    (``assign_grads(model, grad)``)."""
+    first, last = zero.seq, step.seq
+    models = _stepped_models(w, step)
+    for e in w.events[first + 1 : last]:
+        if e.kind == OPAQUE and any(_may_be_stepped(w, arg, models) for arg in e.args):
+            return True
+    start = getattr(zero.node, "lineno", 0)
+    end = getattr(step.node, "lineno", 0)
+    scope = w.func if w.func is not None else w.fa.tree
+    for node in ast.walk(scope):
+        if not start < getattr(node, "lineno", 0) < end:
+            continue
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Attribute) and t.attr == "grad" for t in node.targets
+        ):
+            return True
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in {"copy_", "add_", "set_"}
+            and "grad" in (dotted(node.func.value) or "").split(".")
+        ):
+            return True
+    return False
+
+
+def _stepped_models(w: ScopeWalker, step: Event) -> list[str]:
+    """The model whose parameters the stepped optimizer holds, when known."""
+    value = w.lookup(step.receiver)
+    return [value.alias] if value is not None and value.alias else []
+
+
+def _may_be_stepped(w: ScopeWalker, name: str, models: list[str]) -> bool:
+    if models:
+        return name in models
+    value = w.lookup(name)  # the optimizer's model unknown: any model may be its
+    return value is not None and value.kind == V.MODEL
 
 
 def _next_step_before_backward(after: list[Event], zero: Event) -> Event | None:
