@@ -70,7 +70,8 @@ class ExpressionWalker(CallResolution, CallEffects):
             attr = name[5:]
             previous = self.cls.attrs.get(attr, value)
             if not self.fa.collect:
-                self.cls.attrs[attr] = value if previous == value else merge(previous, value)
+                joined = value if previous == value else V.merge_binding(previous, value)
+                self.cls.attrs[attr] = joined
 
     def _every_key(self, target: ast.Subscript, container: str | None) -> bool:
         """``d[k] = ...`` in a loop over every key of ``d`` (``for k, v in d.items()``)."""

@@ -125,6 +125,7 @@ class ProjectIndex:
         """What the imports of ``path`` (parsed as ``tree``) resolve to in the project."""
         importer = path.resolve()
         foreign = Foreign()
+        starred: dict[str, Symbol] = {}  # from models import *: what an explicit name lacks
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -134,6 +135,7 @@ class ProjectIndex:
             elif isinstance(node, ast.ImportFrom):
                 for alias in node.names:
                     if alias.name == "*":
+                        starred.update(self._public_symbols(importer, node))
                         continue
                     local = alias.asname or alias.name
                     sub = f"{node.module}.{alias.name}" if node.module else alias.name
@@ -147,7 +149,16 @@ class ProjectIndex:
                     symbol = facts.get(alias.name) if facts is not None else None
                     if symbol is not None:
                         foreign.names[local] = symbol
+        for name, symbol in starred.items():
+            foreign.names.setdefault(name, symbol)
         return foreign if foreign.names or foreign.modules else None
+
+    def _public_symbols(self, importer: Path, node: ast.ImportFrom) -> dict[str, Symbol]:
+        """What ``from module import *`` binds: the module's names without a leading _."""
+        facts = self._facts_of(self.resolve(importer, node.module, node.level))
+        if facts is None:
+            return {}
+        return {k: v for k, v in _symbols(facts).items() if not k.startswith("_")}
 
     # -- facts ----------------------------------------------------------------------------
     def _facts_of(self, file: Path | None) -> ModuleFacts | None:

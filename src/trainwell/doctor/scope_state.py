@@ -181,7 +181,11 @@ class ScopeState:
         seeds = self.fa.seeds.get(self.func, {})
         for name in names:
             value = seeds.get(name)
-            self.env[name] = value if value is not None else value_from_name(name)
+            if value is None:
+                value = value_from_name(name)
+            if value is None and name in self.fa.evident_models:
+                value = Value(V.MODEL)  # feature_extractor.eval() in the file: a module
+            self.env[name] = value
             self.bind_loops[name] = ()
 
     # -- values ---------------------------------------------------------------------------

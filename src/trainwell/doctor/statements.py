@@ -19,7 +19,7 @@ from .call_effects import ITER_WRAPPERS
 from .events import EVAL, ZERO, IfInfo, LoopInfo
 from .expressions import ExpressionWalker, binop_value
 from .scope_state import GRAD_CONTEXTS, container_of
-from .values import Value, merge, value_from_name
+from .values import Value, merge_binding, value_from_name
 
 
 class StatementWalker(ExpressionWalker):
@@ -415,6 +415,6 @@ def _merge_envs(
         vals = [env.get(key, start.get(key)) for env in outcomes if key in env or key in start]
         value = vals[0]
         for other in vals[1:]:
-            value = merge(value, other)
+            value = merge_binding(value, other)
         merged[key] = value
     return merged

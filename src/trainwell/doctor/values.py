@@ -77,6 +77,19 @@ def merge(a: Value | None, b: Value | None) -> Value | None:
     return None
 
 
+def merge_binding(a: Value | None, b: Value | None) -> Value | None:
+    """Join of two bindings of one name (two branches, two assignments of an attribute):
+    as :func:`merge`, but a model on one side and something the analysis cannot tell on
+    the other (``self.dnn = DNN()`` or ``self.dnn = torch.load(path).dnn``) is a model of
+    no known class."""
+    joined = merge(a, b)
+    if joined is None and (a is None) != (b is None):
+        known = a if a is not None else b
+        if known is not None and known.kind == MODEL:
+            return Value(MODEL)
+    return joined
+
+
 OPTIMIZER_CLASSES = {
     "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
     "LBFGS", "SparseAdam", "ASGD", "Rprop", "Adafactor", "Lion", "Lamb", "LAMB", "AdamW8bit",

@@ -269,3 +269,70 @@ def train_model(model, opt, train_loader, val_loader, epochs):
 """
     train = write(tmp_path, "train.py", script)
     assert lines([train]) == {("train.py", 17, "TW012")}
+
+
+def test_a_star_import_brings_the_modules_classes_and_functions(tmp_path: Path) -> None:
+    # ``from net_pbc import *``: the PINN wrapper and its predict() come with it
+    net = """
+import torch
+
+
+class DNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(2, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class PINN:
+    def __init__(self, checkpoint=None):
+        if checkpoint is None:
+            self.dnn = DNN()
+        else:
+            self.dnn = torch.load(checkpoint, weights_only=False).dnn
+        self.optimizer = torch.optim.Adam(self.dnn.parameters())
+
+    def train(self, x, y):
+        self.dnn.train()
+        self.optimizer.zero_grad()
+        (self.dnn(x) - y).pow(2).mean().backward()
+        self.optimizer.step()
+
+    def predict(self, x):
+        self.dnn.eval()
+        return self.dnn(x).detach().cpu().numpy()
+
+    def _private(self):
+        pass
+"""
+    write(tmp_path, "net_pbc.py", net)
+    script = "from net_pbc import *\n\nmodel = PINN()\nmodel.train(x, y)\nu = model.predict(x)\n"
+    train = write(tmp_path, "main_pbc.py", script)
+    # self.dnn is a DNN or a loaded model: a model either way
+    assert lines([train]) == {("main_pbc.py", 5, "TW012")}
+
+
+def test_an_evaluation_helper_of_a_package_module_with_named_networks(tmp_path: Path) -> None:
+    # train/test.py: test(feature_extractor, class_classifier, ...) calls eval() on both
+    helper = """
+def test(feature_extractor, class_classifier, loader):
+    feature_extractor.eval()
+    class_classifier.eval()
+    correct = 0
+    for x, y in loader:
+        out = class_classifier(feature_extractor(x))
+        correct += out.data.max(1)[1].eq(y).sum()
+    return correct
+"""
+    write(tmp_path / "train", "test.py", helper)
+    script = """
+from train import test
+
+for epoch in range(3):
+    fit(fe, cc, optimizer)
+    test.test(fe, cc, loader)
+"""
+    main = write(tmp_path, "main.py", script)
+    assert lines([main]) == {("main.py", 5, "TW012")}

@@ -396,4 +396,73 @@ CALL_EXAMPLES = (
         """,
         [(5, "TW012")],
     ),
+    Example(
+        # model.train(False), then the model's predict(): its class is out of sight
+        "predict_of_a_model_just_put_in_eval",
+        """\
+        def valid_epoch(model, loader):
+            model.train(False)
+            scores = []
+            for batch in loader:
+                scores.append(model.predict(batch).tolist())
+            return scores
+
+        for epoch in range(epochs):
+            train_epoch(model, train_loader, optimizer)
+            valid_epoch(model, val_loader)
+        """,
+        [(5, "TW012")],
+    ),
+    Example(
+        # generate() of a library's model is decorated with @torch.no_grad() there
+        "generate_of_a_model_just_put_in_eval",
+        """\
+        def sample(model, prompt):
+            model.eval()
+            return decode(model.generate(prompt, seq_len=256))
+
+        for i in range(steps):
+            train_step(model, optimizer)
+            if i % 500 == 0:
+                print(sample(model, prompt))
+        """,
+        [],
+    ),
+    Example(
+        # self.dnn is a DNN, or a loaded model's: a model either way
+        "a_model_attribute_built_or_loaded",
+        """\
+        class PINN:
+            def __init__(self, checkpoint=None):
+                if checkpoint is None:
+                    self.dnn = DNN()
+                else:
+                    self.dnn = load_checkpoint(checkpoint).dnn
+
+            def predict(self, x):
+                self.dnn.eval()
+                return self.dnn(x).detach().cpu().numpy()
+
+        pinn = PINN()
+        u = pinn.predict(x)
+        """,
+        [(10, "TW012")],
+    ),
+    Example(
+        # parameters named for what they do, put in eval(): modules all the same
+        "networks_named_for_their_role",
+        """\
+        def test(feature_extractor, class_classifier, loader):
+            feature_extractor.eval()
+            class_classifier.eval()
+            correct = 0
+            for x, y in loader:
+                out = class_classifier(feature_extractor(x))
+                correct += out.data.max(1)[1].eq(y).sum()
+            return correct
+
+        test(fe, cc, loader)
+        """,
+        [(6, "TW012")],
+    ),
 )

@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
-from .._astutil import dotted
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, EVAL, FORWARD, TRAIN, Event, is_prefix
 from ._common import (
@@ -19,6 +18,7 @@ from ._common import (
     mode_effects,
     report,
 )
+from ._mode_guards import frozen_right_after, on_last_pass
 from ._registry import Example, Rule, scope_check
 
 TW010 = Rule(
@@ -369,6 +369,54 @@ TW010 = Rule(
             """,
             [],
         ),
+        Example(
+            # last round's models, copied, put in eval() and frozen: references, not trained
+            "previous_models_frozen_as_references",
+            """\
+            for round in range(rounds):
+                for net in nets:
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        F.cross_entropy(net(x), y).backward()
+                        optimizer.step()
+                old_nets = copy.deepcopy(nets)
+                for net in old_nets:
+                    net.eval()
+                    for p in net.parameters():
+                        p.requires_grad = False
+            """,
+            [],
+        ),
+        Example(
+            # compute_accuracy() restores the mode it found: it trains nothing, and the
+            # global model's eval() before the clients train is its business
+            "a_helper_that_restores_train_mode_is_no_training",
+            """\
+            def local_train(nets, global_model, loaders):
+                for k, net in nets.items():
+                    optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+                    for x, y in loaders[k]:
+                        optimizer.zero_grad()
+                        loss = F.cross_entropy(net(x), y) + prox(net, global_model)
+                        loss.backward()
+                        optimizer.step()
+
+            @torch.no_grad()
+            def compute_accuracy(model, loader):
+                was_training = model.training
+                model.eval()
+                acc = sum((model(x).argmax(1) == y).sum().item() for x, y in loader)
+                if was_training:
+                    model.train()
+                return acc
+
+            for round in range(rounds):
+                global_model.eval()
+                local_train(nets, global_model, loaders)
+                print(compute_accuracy(global_model, test_loader))
+            """,
+            [],
+        ),
     ),
 )
 
@@ -382,7 +430,10 @@ def trained_models(w: ScopeWalker) -> set[str]:
             keys.add(value.alias)
     for e in w.events:
         for key, effect in mode_effects(w, e):
-            if effect.final == "train" or effect.first == "train":
+            # a helper that ends in train() only restores the mode its evaluation changed
+            # (compute_accuracy: eval(), ..., train()): it trains nothing
+            restores = e.kind == CALL and effect.first != "train" and not _trains(e)
+            if (effect.final == "train" and not restores) or effect.first == "train":
                 keys.add(key)
     if keys:
         return keys
@@ -413,8 +464,10 @@ def check_eval_leak(w: ScopeWalker) -> None:
             for key, effect in mode_effects(w, e):
                 if key not in trained or effect.final != "eval" or id(e.node) in reported:
                     continue
-                if _mode_chosen_per_iteration(seq, e, key) or _on_last_pass(w, e, lid):
+                if _mode_chosen_per_iteration(seq, e, key) or on_last_pass(w, e, lid):
                     continue
+                if frozen_right_after(w, e, key):
+                    continue  # net.eval(); for p in net.parameters(): p.requires_grad = False
                 if _leaks_into_training(w, seq, index, key):
                     reported.add(id(e.node))
                     what = (
@@ -441,36 +494,6 @@ def _is_epoch_loop(w: ScopeWalker, lid: int, seq: list[Event]) -> bool:
     if _waits_for_input(node):
         return False
     return any(is_training(e) and _steps_per_pass(w, e, lid) for e in seq)
-
-
-def _on_last_pass(w: ScopeWalker, e: Event, lid: int) -> bool:
-    """``e`` only runs on the loop's last pass (``if i == len(loader) - 1:``): no step of
-    that loop follows it; the loop around it, checked on its own, decides."""
-    node = w.loops[lid].node
-    index = _index_name(node)
-    for if_id, branch in e.path:
-        info = w.ifs.get(if_id)
-        test = getattr(info.node, "test", None) if info is not None else None
-        if branch != 0 or info is None or lid not in info.loops or test is None:
-            continue
-        if (
-            isinstance(test, ast.Compare)
-            and len(test.ops) == 1
-            and isinstance(test.ops[0], ast.Eq)
-            and index is not None
-            and index in {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-            and any(isinstance(n, ast.Call) and dotted(n.func) == "len" for n in ast.walk(test))
-        ):
-            return True
-    return False
-
-
-def _index_name(loop: ast.AST) -> str | None:
-    """``i`` of ``for i, x in enumerate(...)`` or ``for i in range(...)``."""
-    target = getattr(loop, "target", None)
-    if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
-        return target.elts[0].id
-    return target.id if isinstance(target, ast.Name) else None
 
 
 def _waits_for_input(node: ast.While) -> bool:
@@ -527,6 +550,10 @@ def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str)
             if effect.final == "train":
                 restored.append(e.path)
     return False
+
+
+def _trains(e: Event) -> bool:
+    return e.summary is not None and e.summary.trains
 
 
 def _runs(e: Event, key: str) -> bool:

@@ -16,6 +16,7 @@ from ..events import (
     EVAL,
     FORWARD,
     MODE_UNKNOWN,
+    OPAQUE,
     TRAIN,
     Event,
     RawFinding,
@@ -144,7 +145,7 @@ def _unguarded_forward(after: list[Event], key: str) -> tuple[ast.AST, ast.AST] 
             return None
         if forward is not None or e.no_grad:
             continue
-        if e.kind == FORWARD and e.receiver == key:
+        if (e.kind == FORWARD and e.receiver == key) or _inference_method(e, key):
             forward = via = e.node
         elif e.kind == CALL and e.summary is not None:
             forward = next(
@@ -152,6 +153,24 @@ def _unguarded_forward(after: list[Event], key: str) -> tuple[ast.AST, ast.AST] 
             )
             via = e.node
     return (forward, via) if forward is not None and via is not None else None
+
+
+# Methods that run a model for its predictions, called on a model just put in eval() whose
+# class the analysis cannot see (``model.train(False); scores = model.predict(batch)``).
+# Not ``generate``, ``sample``, ``recognize``: libraries' models (Hugging Face,
+# x-transformers, denoising-diffusion, kospeech) decorate those with @torch.no_grad().
+_INFERENCE_METHODS = {"predict", "rank"}
+
+
+def _inference_method(e: Event, key: str) -> bool:
+    node = e.node
+    if e.kind != OPAQUE or not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if not isinstance(func, ast.Attribute) or dotted(func.value) != key:
+        return False
+    method = func.attr
+    return method in _INFERENCE_METHODS or method.startswith("predict_")
 
 
 # Registering a hook lets a forward's result reach a loss without any name holding it.

@@ -197,12 +197,12 @@ def check_zero_grad_between(w: ScopeWalker) -> None:
 
 def _gradients_written(w: ScopeWalker, zero: Event, step: Event) -> bool:
     """Between the zero_grad() and the step(), gradients are set by hand (``p.grad = g``,
-    ``p.grad.copy_(g)``) or the stepped model is handed to code the analysis cannot see
-    (``assign_grads(model, grad)``)."""
+    ``p.grad.copy_(g)``) or the stepped model is handed to a function
+    (``assign_grads(model, grad)``), which may set them."""
     first, last = zero.seq, step.seq
     models = _stepped_models(w, step)
     for e in w.events[first + 1 : last]:
-        if e.kind == OPAQUE and any(_may_be_stepped(w, arg, models) for arg in e.args):
+        if e.kind in {OPAQUE, CALL} and any(_may_be_stepped(w, arg, models) for arg in e.args):
             return True
     start = getattr(zero.node, "lineno", 0)
     end = getattr(step.node, "lineno", 0)

@@ -1,0 +1,71 @@
+"""TW010's guards: an eval() that cannot leak into the training steps of its loop."""
+
+from __future__ import annotations
+
+import ast
+
+from .._astutil import dotted
+from ..analysis import ScopeWalker
+from ..events import Event
+
+
+def on_last_pass(w: ScopeWalker, e: Event, lid: int) -> bool:
+    """``e`` only runs on the loop's last pass (``if i == len(loader) - 1:``): no step of
+    that loop follows it; the loop around it, checked on its own, decides."""
+    node = w.loops[lid].node
+    index = _index_name(node)
+    for if_id, branch in e.path:
+        info = w.ifs.get(if_id)
+        test = getattr(info.node, "test", None) if info is not None else None
+        if branch != 0 or info is None or lid not in info.loops or test is None:
+            continue
+        if (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq)
+            and index is not None
+            and index in {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+            and any(isinstance(n, ast.Call) and dotted(n.func) == "len" for n in ast.walk(test))
+        ):
+            return True
+    return False
+
+
+def frozen_right_after(w: ScopeWalker, e: Event, key: str) -> bool:
+    """The eval()'d model has its parameters frozen on the next lines: a fixed reference
+    (a previous round's model, a teacher), not a model this loop trains."""
+    line = getattr(e.node, "lineno", 0)
+    scope = w.func if w.func is not None else w.fa.tree
+    for node in ast.walk(scope):
+        if not line < getattr(node, "lineno", 0) <= line + 3:
+            continue
+        if (
+            isinstance(node, ast.For)
+            and isinstance(node.iter, ast.Call)
+            and dotted(node.iter.func) in {f"{key}.parameters", f"{key}.named_parameters"}
+            and any(
+                isinstance(n, ast.Assign)
+                and isinstance(n.value, ast.Constant)
+                and n.value.value is False
+                and any(getattr(t, "attr", None) == "requires_grad" for t in n.targets)
+                for n in ast.walk(node)
+            )
+        ):
+            return True
+        if (
+            isinstance(node, ast.Call)
+            and dotted(node.func) == f"{key}.requires_grad_"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value is False
+        ):
+            return True
+    return False
+
+
+def _index_name(loop: ast.AST) -> str | None:
+    """``i`` of ``for i, x in enumerate(...)`` or ``for i in range(...)``."""
+    target = getattr(loop, "target", None)
+    if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
+        return target.elts[0].id
+    return target.id if isinstance(target, ast.Name) else None
