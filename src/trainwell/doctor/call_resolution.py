@@ -14,7 +14,7 @@ import ast
 from dataclasses import replace
 
 from ._astutil import dotted, keyword
-from .events import CALL, RawFinding, Summary
+from .events import BACKWARD, CALL, STEP, RawFinding, Summary, compatible
 from .foreign import ForeignClass, ForeignFunction
 from .mode_switch import is_known
 from .scope_state import ScopeState, arg_names, passed_name
@@ -90,7 +90,8 @@ class CallResolution(ScopeState):
         self.emit(CALL, call, summary=summary, argmap=argmap, args=arg_names(call))
         if self.fa.collect and not self.no_grad():
             # the helper's own eval() + forward without no_grad: it stands where this scope
-            # runs with autograd on (resolved with the file's other TW012 candidates)
+            # runs with autograd on (resolved with the file's other TW012 candidates); a
+            # training function's own evaluation is said at its forward, never at the call
             for cand in func.candidates:
                 if func.checked:
                     self.foreign_candidates.append(
@@ -98,7 +99,7 @@ class CallResolution(ScopeState):
                             cand.code, cand.line, cand.col, cand.message, cand.path or func.path
                         )
                     )
-                elif self._first_foreign_report(func, cand):  # say it at the call
+                elif not summary.trains and self._first_foreign_report(func, cand):
                     self.foreign_candidates.append(
                         RawFinding(
                             cand.code,
@@ -163,8 +164,30 @@ class CallResolution(ScopeState):
         key = (what, tuple(self.loop_stack))
         if key in self.foreign_reported:
             return False
+        path = tuple(self.path)
+        if not self._in_a_training_loop():
+            # the other arm of an if already runs it (an evaluation-only run that takes one
+            # checkpoint or several): one evaluation either way; a training run's
+            # validation is another region
+            if any(w == what and not compatible(p, path) for w, p in self.reported_arms):
+                return False
+            self.reported_arms.append((what, path))
         self.foreign_reported.add(key)
         return True
+
+    def _in_a_training_loop(self) -> bool:
+        """The innermost loop around here has trained by now."""
+        if not self.loop_stack:
+            return False
+        loop = self.loop_stack[-1]
+        return any(
+            loop in e.loops
+            and (
+                e.kind in {BACKWARD, STEP}
+                or (e.kind == CALL and e.summary is not None and e.summary.trains)
+            )
+            for e in self.events
+        )
 
     def _first_foreign_report(self, func: ForeignFunction, cand: RawFinding) -> bool:
         """One finding per helper's forward and loop nest of this scope: two calls in a row
@@ -179,6 +202,8 @@ class CallResolution(ScopeState):
         if isinstance(func, ast.Name):
             if func.id in self.local_funcs:
                 return self.local_funcs[func.id], False
+            if func.id in self.func_aliases:  # train = train_nll; train(...)
+                return self.func_aliases[func.id], False
             if func.id in self.fa.functions and func.id not in self.env:
                 return self.fa.functions[func.id], False
             return None
@@ -209,6 +234,8 @@ class CallResolution(ScopeState):
         argmap, values = self._argmap(call, params, arg_vals, kw_vals)
         values = {k: _rename_alias(v, argmap) for k, v in values.items()}
         self.fa.record_call(func, params, values, self.no_grad(), self.func)
+        for other in self._other_choices(call, func):
+            self.fa.record_call(other, params, values, self.no_grad(), self.func)
         summary = (
             self.fa.summary_of(func)
             if func not in self.local_funcs.values()
@@ -218,6 +245,16 @@ class CallResolution(ScopeState):
         self.emit(CALL, call, summary=summary, argmap=argmap, same_class=via_self and not instance,
                   args=arg_names(call))  # fmt: skip
         return summary.returns if summary is not None else None
+
+    def _other_choices(
+        self, call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """The other functions a name called here was bound to in another branch (``test =
+        test_nll`` or ``test = test_dice``): each is called here."""
+        if not isinstance(call.func, ast.Name):
+            return []
+        choices = self.alias_choices.get(call.func.id, [])
+        return [f for f in dict.fromkeys(choices) if f is not func]
 
 
 def _rename_alias(value: Value | None, argmap: dict[str, str]) -> Value | None:

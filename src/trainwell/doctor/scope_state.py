@@ -144,11 +144,13 @@ class ScopeState:
         self.returns: list[Value | None] = []
         # TW012 said at this scope's calls, once per helper and loop nest (_first_report)
         self.foreign_reported: set[tuple[object, tuple[int, ...]]] = set()
+        self.reported_arms: list[tuple[object, tuple]] = []  # ... and the branch it is in
         # TW012 said at this scope's calls (another file's helper, a train-or-evaluate
         # function switched off), owned by the scope once it is walked
         self.foreign_candidates: list[RawFinding] = []
         self.local_funcs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.func_aliases: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # f = my_fn
+        self.alias_choices: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         self.is_step_fn = func is not None and func in fa.step_fns
         self.params: list[str] = []
         self._ids = itertools.count()

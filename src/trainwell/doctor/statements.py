@@ -62,6 +62,8 @@ class StatementWalker(ExpressionWalker):
             if isinstance(target, ast.Name):
                 if aliased is not None:
                     self.func_aliases[target.id] = aliased
+                    # if dice: test = test_dice / else: test = test_nll: either may run
+                    self.alias_choices.setdefault(target.id, []).append(aliased)
                 else:
                     self.func_aliases.pop(target.id, None)
         chained_eval = _chained_eval(value_node)

@@ -336,3 +336,54 @@ for epoch in range(3):
 """
     main = write(tmp_path, "main.py", script)
     assert lines([main]) == {("main.py", 5, "TW012")}
+
+
+EVALUATE = """
+def evaluate(model, loader):
+    model.eval()
+    return [model(x).argmax(1).tolist() for x, _ in loader]
+
+
+def train_and_check(model, loader, optimizer, mixup):
+    model.train()
+    for x, y in loader:
+        optimizer.zero_grad()
+        if mixup:
+            model(mix(x)).pow(2).mean().backward()
+            optimizer.step()
+        else:
+            model(x).pow(2).mean().backward()
+            optimizer.step()
+    model.eval()
+    return model(x).argmax(1).tolist()
+"""
+
+
+def test_one_finding_for_a_helper_called_in_both_arms_of_an_if(tmp_path: Path) -> None:
+    write(tmp_path, "pipeline.py", EVALUATE)
+    script = """
+from pipeline import evaluate
+
+if checkpoints:
+    for ckpt in checkpoints:
+        load(model, ckpt)
+        evaluate(model, loader)
+else:
+    evaluate(model, loader)
+"""
+    main = write(tmp_path, "main.py", script)
+    assert lines([main]) == {("main.py", 6, "TW012")}
+
+
+def test_a_training_functions_own_evaluation_is_left_to_its_file(tmp_path: Path) -> None:
+    # train_and_check() trains, then evaluates with autograd on: pipeline.py says so at
+    # the forward when it is checked; main.py's call is no evaluation of its own
+    write(tmp_path, "pipeline.py", EVALUATE)
+    main = write(
+        tmp_path,
+        "main.py",
+        "from pipeline import train_and_check\n\n"
+        "for epoch in range(3):\n    train_and_check(model, loader, optimizer, True)\n",
+    )
+    assert lines([main]) == set()
+    assert lines([tmp_path]) == {("pipeline.py", 17, "TW012")}

@@ -461,7 +461,20 @@ def final_modes(w: ScopeWalker) -> dict[str, ModeEffect]:
             if e.path and final != "train":
                 final = "unknown"
             current.final = final
+    for key, arms in _arms_setting_mode(w, first_training).items():
+        if modes[key].first is None and any({(i, 0), (i, 1)} <= arms for i, _ in arms):
+            modes[key].first = "unknown"  # if c: m.train() else: m.eval(): set either way
     return modes
+
+
+def _arms_setting_mode(w: ScopeWalker, before: int) -> dict[str, set[tuple[int, int]]]:
+    """Per model, the if-arms (innermost) where the scope sets its mode itself before its
+    first training step."""
+    arms: dict[str, set[tuple[int, int]]] = {}
+    for e in w.events:
+        if e.seq < before and e.kind in {EVAL, TRAIN} and e.receiver and e.path:
+            arms.setdefault(e.receiver, set()).add(e.path[-1])
+    return arms
 
 
 def _merged_returns(returns: list[Value | None]) -> Value | None:

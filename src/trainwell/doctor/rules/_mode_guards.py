@@ -1,4 +1,4 @@
-"""TW010's guards: an eval() that cannot leak into the training steps of its loop."""
+"""TW010's guards: an eval() that cannot leak, and training steps that do not train the model."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import ast
 
 from .._astutil import dotted
 from ..analysis import ScopeWalker
-from ..events import Event
+from ..events import BACKWARD, CALL, STEP, Event
+from ._common import caller_key
 
 
 def on_last_pass(w: ScopeWalker, e: Event, lid: int) -> bool:
@@ -69,3 +70,32 @@ def _index_name(loop: ast.AST) -> str | None:
     if isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
         return target.elts[0].id
     return target.id if isinstance(target, ast.Name) else None
+
+
+def steps_another_model(w: ScopeWalker, seq: list[Event], index: int, key: str) -> bool:
+    """The step at ``index`` (a backward(): the step that follows it) is an optimizer's
+    over another model's parameters (``opt_d = Adam(self.d.parameters())`` after the
+    policy's rollout in eval())."""
+    for e in seq[index:]:
+        if e.kind == STEP:
+            value = w.lookup(e.receiver)
+            alias = value.alias if value is not None else None
+            return alias is not None and alias != key and not key.startswith(f"{alias}.")
+        if e.kind != BACKWARD:
+            return False
+    return False
+
+
+def trains(e: Event) -> bool:
+    return e.summary is not None and e.summary.trains
+
+
+def runs(e: Event, key: str) -> bool:
+    """The training step ``e`` may run the model ``key``: a step of this scope, or a call
+    that is handed the model or reaches it itself (``warmup(net1)`` does not run net2)."""
+    if e.kind != CALL or e.summary is None:
+        return True
+    if key in e.args:
+        return True
+    touched = set(e.summary.forwards) | set(e.summary.modes) | set(e.summary.sched_steps)
+    return any(caller_key(e, k) in {key, None} for k in touched) or not touched

@@ -465,4 +465,26 @@ CALL_EXAMPLES = (
         """,
         [(6, "TW012")],
     ),
+    Example(
+        # test = test_nll or test = test_dice: the call runs either
+        "either_of_two_functions_bound_to_one_name",
+        """\
+        def test_nll(model, loader):
+            model.eval()
+            return sum(F.nll_loss(model(x), y).item() for x, y in loader)
+
+        def test_dice(model, loader):
+            model.eval()
+            return sum(dice(model(x), y).item() for x, y in loader)
+
+        if args.dice:
+            test = test_dice
+        else:
+            test = test_nll
+        for epoch in range(epochs):
+            train(model, loader, optimizer)
+            test(model, val_loader)
+        """,
+        [(3, "TW012"), (7, "TW012")],
+    ),
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
+from .._astutil import dotted
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, STEP, Event, compatible
 from ._common import events_in, report
@@ -142,6 +143,22 @@ TW017 = Rule(
             [],
         ),
         Example(
+            # the gradients are averaged by hand before the step
+            "gradients_divided_by_hand_before_the_step",
+            """\
+            def fit(model, loader, optimizer, criterion, k):
+                for i, (x, y) in enumerate(loader):
+                    criterion(model(x), y).backward()
+                    if (i + 1) % k == 0:
+                        for p in model.parameters():
+                            if p.grad is not None:
+                                p.grad /= k
+                        optimizer.step()
+                        optimizer.zero_grad()
+            """,
+            [],
+        ),
+        Example(
             "backward_and_step_in_two_arms_of_one_if",
             """\
             def fit(model, loader, optimizer, k):
@@ -168,6 +185,8 @@ def check_accumulation_scaling(w: ScopeWalker) -> None:
     """TW017: backward() every micro-batch, step() every k, loss never divided."""
     flagged: set[int] = set()
     for step in (e for e in w.events if e.kind == STEP):
+        if _gradients_divided_before(w, step):
+            continue  # for p in model.parameters(): p.grad /= k (the average, by hand)
         for back in _accumulating_backwards(w, step):
             value = back.value
             if (
@@ -186,6 +205,29 @@ def check_accumulation_scaling(w: ScopeWalker) -> None:
                     "backward() calls per step but the loss is not divided by the number "
                     "of accumulation steps",
                 )
+
+
+def _gradients_divided_before(w: ScopeWalker, step: Event) -> bool:
+    """The gradients are divided by hand in the lines just before the step:
+    ``p.grad /= k``, ``p.grad.div_(k)``, ``p.grad = p.grad / k``."""
+    line = getattr(step.node, "lineno", 0)
+    scope = w.func if w.func is not None else w.fa.tree
+    return any(
+        line - 8 <= getattr(node, "lineno", 0) < line and _divides_a_gradient(node)
+        for node in ast.walk(scope)
+    )
+
+
+def _divides_a_gradient(node: ast.AST) -> bool:
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Div, ast.Mult)):
+        return "grad" in (dotted(node.target) or "").split(".")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        on_grad = "grad" in (dotted(node.func.value) or "").split(".")
+        return node.func.attr in {"div_", "mul_"} and on_grad
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp):
+        target = dotted(node.targets[0]) or ""
+        return target.endswith(".grad") and isinstance(node.value.op, ast.Div)
+    return False
 
 
 def _stepped_by_another(w: ScopeWalker, back: Event, step: Event, gate: tuple) -> bool:

@@ -11,14 +11,14 @@ from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, EVAL, FORWARD, TRAIN, Event, is_prefix
 from ._common import (
     call_name,
-    caller_key,
     events_in,
     final_modes,
     is_training,
     mode_effects,
     report,
 )
-from ._mode_guards import frozen_right_after, on_last_pass
+from ._mode_examples import MORE_EXAMPLES
+from ._mode_guards import frozen_right_after, on_last_pass, runs, steps_another_model, trains
 from ._registry import Example, Rule, scope_check
 
 TW010 = Rule(
@@ -306,118 +306,8 @@ TW010 = Rule(
             """,
             [],
         ),
-        Example(
-            # the same test picks both the eval() and the train() that undoes it
-            "eval_and_train_under_the_same_test",
-            """\
-            def run(self, epochs):
-                for epoch in range(epochs):
-                    if epoch % 10 == 0:
-                        self.model.eval()
-                        if self.train_cameras:
-                            self.pose.eval()
-                        self.plot()
-                        self.model.train()
-                        if self.train_cameras:
-                            self.pose.train()
-                    for x, y in self.loader:
-                        loss = self.model(x, self.pose(y)).mean()
-                        self.optimizer.zero_grad()
-                        loss.backward()
-                        self.optimizer.step()
-            """,
-            [],
-        ),
-        Example(
-            # eval() on the epoch's last batch; the next epoch starts with train()
-            "eval_on_the_last_batch_of_the_epoch",
-            """\
-            def fit(model, loader, optimizer, epochs):
-                for epoch in range(epochs):
-                    model.train()
-                    for i, x in enumerate(loader):
-                        optimizer.zero_grad()
-                        model(x).pow(2).mean().backward()
-                        optimizer.step()
-                        if i == len(loader) - 1:
-                            model.eval()
-                            scores = evaluator.eval(sample_fn)
-            """,
-            [],
-        ),
-        Example(
-            # test() leaves net2 in eval(); warmup(net1) trains net1 only, and the
-            # training calls that use net2 set its mode themselves
-            "a_training_call_that_does_not_run_the_model_in_eval",
-            """\
-            def warmup(net, optimizer, loader):
-                net.train()
-                for x, y in loader:
-                    optimizer.zero_grad()
-                    F.cross_entropy(net(x), y).backward()
-                    optimizer.step()
-
-            def test(net1, net2):
-                net1.eval()
-                net2.eval()
-
-            for epoch in range(epochs):
-                if epoch < warm_up:
-                    warmup(net1, optimizer1, loader)
-                    warmup(net2, optimizer2, loader)
-                test(net1, net2)
-            """,
-            [],
-        ),
-        Example(
-            # last round's models, copied, put in eval() and frozen: references, not trained
-            "previous_models_frozen_as_references",
-            """\
-            for round in range(rounds):
-                for net in nets:
-                    for x, y in loader:
-                        optimizer.zero_grad()
-                        F.cross_entropy(net(x), y).backward()
-                        optimizer.step()
-                old_nets = copy.deepcopy(nets)
-                for net in old_nets:
-                    net.eval()
-                    for p in net.parameters():
-                        p.requires_grad = False
-            """,
-            [],
-        ),
-        Example(
-            # compute_accuracy() restores the mode it found: it trains nothing, and the
-            # global model's eval() before the clients train is its business
-            "a_helper_that_restores_train_mode_is_no_training",
-            """\
-            def local_train(nets, global_model, loaders):
-                for k, net in nets.items():
-                    optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
-                    for x, y in loaders[k]:
-                        optimizer.zero_grad()
-                        loss = F.cross_entropy(net(x), y) + prox(net, global_model)
-                        loss.backward()
-                        optimizer.step()
-
-            @torch.no_grad()
-            def compute_accuracy(model, loader):
-                was_training = model.training
-                model.eval()
-                acc = sum((model(x).argmax(1) == y).sum().item() for x, y in loader)
-                if was_training:
-                    model.train()
-                return acc
-
-            for round in range(rounds):
-                global_model.eval()
-                local_train(nets, global_model, loaders)
-                print(compute_accuracy(global_model, test_loader))
-            """,
-            [],
-        ),
-    ),
+    )
+    + MORE_EXAMPLES,
 )
 
 
@@ -432,7 +322,7 @@ def trained_models(w: ScopeWalker) -> set[str]:
         for key, effect in mode_effects(w, e):
             # a helper that ends in train() only restores the mode its evaluation changed
             # (compute_accuracy: eval(), ..., train()): it trains nothing
-            restores = e.kind == CALL and effect.first != "train" and not _trains(e)
+            restores = e.kind == CALL and effect.first != "train" and not trains(e)
             if (effect.final == "train" and not restores) or effect.first == "train":
                 keys.add(key)
     if keys:
@@ -536,11 +426,17 @@ def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str)
         effects = [eff for k, eff in mode_effects(w, e) if k == key]
         # a call that sets the model's mode itself before it trains (a linear probe that
         # puts the encoder in eval() and trains a new head) does not inherit the caller's
-        sets_mode_itself = any(eff.first in {"train", "eval"} for eff in effects)
+        sets_mode_itself = any(eff.first is not None for eff in effects)
         if e.kind == TRAIN and e.receiver and e.receiver.startswith((f"{key}.", f"{key}[")):
             return False  # model.heads[-1].train(): the parts' modes are managed one by one
         # a call under no_grad trains nothing (``run_epoch(train=False)`` for validation)
-        if is_training(e) and not sets_mode_itself and not e.no_grad and _runs(e, key):
+        if (
+            is_training(e)
+            and not sets_mode_itself
+            and not e.no_grad
+            and runs(e, key)
+            and not steps_another_model(w, seq, (start + offset) % n, key)
+        ):
             return not any(
                 is_prefix(path, e.path) or is_prefix(path, eval_path) for path in restored
             )
@@ -550,21 +446,6 @@ def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str)
             if effect.final == "train":
                 restored.append(e.path)
     return False
-
-
-def _trains(e: Event) -> bool:
-    return e.summary is not None and e.summary.trains
-
-
-def _runs(e: Event, key: str) -> bool:
-    """The training step ``e`` may run the model ``key``: a step of this scope, or a call
-    that is handed the model or reaches it itself (``warmup(net1)`` does not run net2)."""
-    if e.kind != CALL or e.summary is None:
-        return True
-    if key in e.args:
-        return True
-    touched = set(e.summary.forwards) | set(e.summary.modes) | set(e.summary.sched_steps)
-    return any(caller_key(e, k) in {key, None} for k in touched) or not touched
 
 
 @scope_check(TW010)

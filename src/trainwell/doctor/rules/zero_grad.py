@@ -112,6 +112,21 @@ TW002 = Rule(
             [],
         ),
         Example(
+            # the except clause clears the gradients and skips the step
+            "zero_grad_in_an_except_clause_that_skips_the_step",
+            """
+            for x, y in loader:
+                optimizer.zero_grad()
+                try:
+                    criterion(model(x), y).backward()
+                except RuntimeError:
+                    optimizer.zero_grad()
+                    continue
+                optimizer.step()
+            """,
+            [],
+        ),
+        Example(
             "zero_grad_of_the_stepped_submodule",
             """
             model = GAN()
@@ -184,6 +199,8 @@ def check_zero_grad_between(w: ScopeWalker) -> None:
             continue
         if _gradients_written(w, zero, step):
             continue  # SCAFFOLD: corrected gradients set by hand after the zero_grad()
+        if _leaves_the_block(w, zero.node):
+            continue  # except RuntimeError: optimizer.zero_grad(); continue
         if _backward_since_last_step(events[:index], zero):
             receiver = zero.receiver + "." if zero.receiver else ""
             report(
@@ -221,6 +238,25 @@ def _gradients_written(w: ScopeWalker, zero: Event, step: Event) -> bool:
             and "grad" in (dotted(node.func.value) or "").split(".")
         ):
             return True
+    return False
+
+
+def _leaves_the_block(w: ScopeWalker, node: ast.AST) -> bool:
+    """The statement of ``node`` is followed in its block by ``continue``, ``break``,
+    ``return`` or ``raise``: no step() after it is reached from there."""
+    scope = w.func if w.func is not None else w.fa.tree
+    for parent in ast.walk(scope):
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(parent, field, None)
+            if not isinstance(block, list):
+                continue
+            for index, stmt in enumerate(block):
+                if isinstance(stmt, ast.Expr) and stmt.value is node:
+                    rest = block[index + 1 :]
+                    return any(
+                        isinstance(s, (ast.Continue, ast.Break, ast.Return, ast.Raise))
+                        for s in rest
+                    )
     return False
 
 

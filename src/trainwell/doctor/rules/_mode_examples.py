@@ -1,0 +1,173 @@
+"""More TW010 examples: where an eval() does not leak into a training step."""
+
+from __future__ import annotations
+
+from ._registry import Example
+
+MORE_EXAMPLES = (
+    Example(
+        # the same test picks both the eval() and the train() that undoes it
+        "eval_and_train_under_the_same_test",
+        """\
+            def run(self, epochs):
+                for epoch in range(epochs):
+                    if epoch % 10 == 0:
+                        self.model.eval()
+                        if self.train_cameras:
+                            self.pose.eval()
+                        self.plot()
+                        self.model.train()
+                        if self.train_cameras:
+                            self.pose.train()
+                    for x, y in self.loader:
+                        loss = self.model(x, self.pose(y)).mean()
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+            """,
+        [],
+    ),
+    Example(
+        # eval() on the epoch's last batch; the next epoch starts with train()
+        "eval_on_the_last_batch_of_the_epoch",
+        """\
+            def fit(model, loader, optimizer, epochs):
+                for epoch in range(epochs):
+                    model.train()
+                    for i, x in enumerate(loader):
+                        optimizer.zero_grad()
+                        model(x).pow(2).mean().backward()
+                        optimizer.step()
+                        if i == len(loader) - 1:
+                            model.eval()
+                            scores = evaluator.eval(sample_fn)
+            """,
+        [],
+    ),
+    Example(
+        # test() leaves net2 in eval(); warmup(net1) trains net1 only, and the
+        # training calls that use net2 set its mode themselves
+        "a_training_call_that_does_not_run_the_model_in_eval",
+        """\
+            def warmup(net, optimizer, loader):
+                net.train()
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    F.cross_entropy(net(x), y).backward()
+                    optimizer.step()
+
+            def test(net1, net2):
+                net1.eval()
+                net2.eval()
+
+            for epoch in range(epochs):
+                if epoch < warm_up:
+                    warmup(net1, optimizer1, loader)
+                    warmup(net2, optimizer2, loader)
+                test(net1, net2)
+            """,
+        [],
+    ),
+    Example(
+        # last round's models, copied, put in eval() and frozen: references, not trained
+        "previous_models_frozen_as_references",
+        """\
+            for round in range(rounds):
+                for net in nets:
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        F.cross_entropy(net(x), y).backward()
+                        optimizer.step()
+                old_nets = copy.deepcopy(nets)
+                for net in old_nets:
+                    net.eval()
+                    for p in net.parameters():
+                        p.requires_grad = False
+            """,
+        [],
+    ),
+    Example(
+        # compute_accuracy() restores the mode it found: it trains nothing, and the
+        # global model's eval() before the clients train is its business
+        "a_helper_that_restores_train_mode_is_no_training",
+        """\
+            def local_train(nets, global_model, loaders):
+                for k, net in nets.items():
+                    optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+                    for x, y in loaders[k]:
+                        optimizer.zero_grad()
+                        loss = F.cross_entropy(net(x), y) + prox(net, global_model)
+                        loss.backward()
+                        optimizer.step()
+
+            @torch.no_grad()
+            def compute_accuracy(model, loader):
+                was_training = model.training
+                model.eval()
+                acc = sum((model(x).argmax(1) == y).sum().item() for x, y in loader)
+                if was_training:
+                    model.train()
+                return acc
+
+            for round in range(rounds):
+                global_model.eval()
+                local_train(nets, global_model, loaders)
+                print(compute_accuracy(global_model, test_loader))
+            """,
+        [],
+    ),
+    Example(
+        # the rollout's policy in eval(); the step after it is the discriminator's
+        "another_models_step_after_a_rollout_in_eval",
+        """\
+            class GAIL:
+                def act(self, state):
+                    self.pi.eval()
+                    with torch.no_grad():
+                        return self.pi(state).sample().numpy()
+
+                def train(self, env, iterations, horizon, labels):
+                    opt_d = torch.optim.Adam(self.d.parameters())
+                    opt_pi = torch.optim.Adam(self.pi.parameters())
+                    for i in range(iterations):
+                        obs = env.reset()
+                        for t in range(horizon):
+                            obs = env.step(self.act(obs))
+                        opt_d.zero_grad()
+                        F.binary_cross_entropy(self.d(obs), labels).backward()
+                        opt_d.step()
+                        self.pi.train()
+                        opt_pi.zero_grad()
+                        (-self.pi(obs).mean()).backward()
+                        opt_pi.step()
+            """,
+        [],
+    ),
+    Example(
+        # the training function sets the mode itself, one way or the other
+        "a_training_call_that_sets_the_mode_either_way",
+        """\
+            def train_one_epoch(model, focal_net, loader, optimizer, optimizer_focal, refine):
+                model.train()
+                if refine:
+                    focal_net.train()
+                else:
+                    focal_net.eval()
+                for x in loader:
+                    optimizer.zero_grad()
+                    optimizer_focal.zero_grad()
+                    model(x, focal_net(0)).mean().backward()
+                    optimizer.step()
+                    optimizer_focal.step()
+
+            optimizer = torch.optim.Adam(model.parameters())
+            optimizer_focal = torch.optim.Adam(focal_net.parameters())
+            for epoch in range(epochs):
+                train_one_epoch(model, focal_net, loader, optimizer, optimizer_focal, epoch > 9)
+                focal_net.eval()
+                with torch.no_grad():
+                    print(focal_net(0))
+            """,
+        [],
+    ),
+)
