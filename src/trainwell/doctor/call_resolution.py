@@ -84,10 +84,17 @@ class CallResolution(ScopeState):
                     argmap[kw.arg] = passed_name(kw.value)  # type: ignore[assignment]
         return argmap, values
 
-    def _foreign_call(self, call: ast.Call, func: ForeignFunction) -> Value | None:
+    def _foreign_call(
+        self,
+        call: ast.Call,
+        func: ForeignFunction,
+        arg_vals: list[Value | None],
+        kw_vals: dict[str | None, Value | None],
+    ) -> Value | None:
         summary = func.summary
-        argmap, _ = self._argmap(call, summary.params, [None] * len(call.args), {})
+        argmap, values = self._argmap(call, summary.params, arg_vals, kw_vals)
         self.emit(CALL, call, summary=summary, argmap=argmap, args=arg_names(call))
+        self._kept_by_the_object(call, summary, values, arg_vals, kw_vals)
         if self.fa.collect and not self.no_grad():
             # the helper's own eval() + forward without no_grad: it stands where this scope
             # runs with autograd on (resolved with the file's other TW012 candidates); a
@@ -244,7 +251,32 @@ class CallResolution(ScopeState):
         summary = self._as_switched(call, func, summary)
         self.emit(CALL, call, summary=summary, argmap=argmap, same_class=via_self and not instance,
                   args=arg_names(call))  # fmt: skip
+        if summary is not None:
+            self._kept_by_the_object(call, summary, values, arg_vals, kw_vals)
         return summary.returns if summary is not None else None
+
+    def _kept_by_the_object(
+        self,
+        call: ast.Call,
+        summary: Summary,
+        values: dict[str, Value | None],
+        arg_vals: list[Value | None],
+        kw_vals: dict[str | None, Value | None],
+    ) -> None:
+        """``loss_meter.update(loss, n)`` whose method adds ``val`` to ``self.sum``: the
+        loss is accumulated into the meter, as ``total += loss`` would be (TW011)."""
+        if not summary.kept_params or not isinstance(call.func, ast.Attribute):
+            return
+        holder = dotted(call.func.value)
+        if holder is None or holder == "self":
+            return
+        kept = [values.get(p) for p in summary.kept_params if p in summary.params]
+        if summary.kept_params - set(summary.params):  # update(**kwargs): what it was given
+            named = set(summary.params)
+            kept += [v for k, v in kw_vals.items() if k not in named]
+            kept += arg_vals[len(summary.params) :]
+        for value in kept:
+            self._at_accumulate(holder, value, call)
 
     def _other_choices(
         self, call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef

@@ -81,6 +81,11 @@ class Summary:
     return_positions: tuple[frozenset[str], ...] | None = None
     # it returns a detached tensor of a forward (a target, if a caller uses it so)
     returns_cut: bool = False
+    # every return is a tuple of this many values: what each position holds
+    returned_elements: tuple[Value | None, ...] | None = None
+    # parameters a method adds to (or stores in) an attribute of its object, as they came:
+    # an AverageMeter's ``update(val, n)`` doing ``self.sum += val * n``
+    kept_params: frozenset[str] = frozenset()
     # where it runs a model forward with autograd on: the forward itself, or the call of a
     # function that does (for mode_switch: which of them a literal argument leaves running)
     grad_forwards: list[ast.AST] = field(default_factory=list)

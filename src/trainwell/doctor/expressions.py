@@ -18,7 +18,7 @@ from . import values as V
 from ._astutil import dotted, last_part
 from .call_effects import FORWARD_METHODS, CallEffects, detached, is_loss_class
 from .call_resolution import CallResolution
-from .events import OPAQUE
+from .events import CALL, OPAQUE
 from .foreign import ForeignClass, ForeignFunction
 from .graph_calls import NOT_FOLLOWED_METHODS
 from .scope_state import NOTHING, arg_names, container_of
@@ -56,10 +56,11 @@ class ExpressionWalker(CallResolution, CallEffects):
         if added is not None:  # total = total + loss: as total += loss
             self._at_accumulate(name, self.lookup(dotted(added)), value_node)  # type: ignore[arg-type]
         if (
-            name in self.backward_names
+            (name in self.backward_names or self._loss_term(name, value_node))
             and (value is None or value.kind in {V.TENSOR, V.OUTPUT})
             and not (value_node is not None and detached(value_node))
             and not _arithmetic_on_a_number(value_node)
+            and not self._after_every_backward(name, value_node)
         ):
             # loss = model(batch), loss = out["loss"]: the model's own loss, as it gave it
             raw = self._from_model_output(value, value_node)
@@ -119,17 +120,55 @@ class ExpressionWalker(CallResolution, CallEffects):
             for elt in target.elts[1:]:
                 self.bind(elt, None, None)
             return
-        for elt in target.elts:
-            elt_value: Value | None = None
+        # loss, metrics = train_step(...): what each position of its returns holds
+        elements = self._returned_elements(value_node, len(target.elts))
+        for index, elt in enumerate(target.elts):
             name = dotted(elt.value if isinstance(elt, ast.Starred) else elt) or ""
-            if value is not None and value.kind == V.OUTPUT:
-                if "loss" in last_part(name).lower():
-                    elt_value = Value(V.LOSS, flags=frozenset({V.UNSCALED}))
-                else:
-                    elt_value = Value(V.TENSOR, flags=value.flags)
-            elif value is not None and value.kind == V.BATCH:
-                elt_value = Value(V.TENSOR, flags=frozenset({V.FROM_LOADER}))
-            self.bind(elt, elt_value, None)
+            returned = elements[index] if elements else None
+            if not _sure_of(returned):
+                returned = _element_of(value, name)  # a weak guess: the name says more
+            self.bind(elt, returned, None)
+
+    def _loss_term(self, name: str, value_node: ast.expr | None) -> bool:
+        """``rpn_cls_loss = torch.mean(outputs["losses"][0])``, a term of the loss that is
+        backpropagated (``loss = rpn_cls_loss * w + ...``): named a loss, it is one (not
+        ``loss = losses.mean().item()``, nor a rebinding after the last backward())."""
+        if "." in name or "loss" not in name.lower() or name not in self.backward_involved:
+            return False
+        cut = (
+            isinstance(value_node, ast.Call)
+            and isinstance(value_node.func, ast.Attribute)
+            and value_node.func.attr in {"item", "tolist", "numpy"}
+        )
+        return not cut and not self._after_every_backward(None, value_node)
+
+    def _after_every_backward(self, name: str | None, value_node: ast.expr | None) -> bool:
+        """``loss = binary_entropy(targets, preds)`` after the loop that ran
+        ``loss.backward()`` (any backward() with ``name`` None): a number for the report,
+        not the loss of a step."""
+        line = getattr(value_node, "lineno", 0)
+        scope = self.func if self.func is not None else self.fa.tree
+        lines = [
+            n.lineno
+            for n in ast.walk(scope)
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "backward"
+            and (name is None or dotted(n.func.value) == name)
+        ]
+        return bool(lines) and line > max(lines) and not self.loop_stack
+
+    def _returned_elements(
+        self, value_node: ast.expr | None, size: int
+    ) -> tuple[Value | None, ...] | None:
+        """What each position of the tuple a called function returns holds."""
+        if not isinstance(value_node, ast.Call):
+            return None
+        for e in reversed(self.events):
+            if e.node is value_node and e.kind == CALL and e.summary is not None:
+                elements = e.summary.returned_elements
+                return elements if elements is not None and len(elements) == size else None
+        return None
 
     # -- expression evaluation ------------------------------------------------------------
     def ev(self, node: ast.AST | None) -> Value | None:
@@ -237,10 +276,10 @@ class ExpressionWalker(CallResolution, CallEffects):
             return self._local_call(call, method, True, arg_vals, kw_vals, instance=True)
         foreign_method = self._foreign_method(recv_val, func)
         if foreign_method is not None:  # engine.eval(x, y): engine = Trainer(...) elsewhere
-            return self._foreign_call(call, foreign_method)
+            return self._foreign_call(call, foreign_method, arg_vals, kw_vals)
         foreign = self._resolve_foreign(func)
         if isinstance(foreign, ForeignFunction):
-            return self._foreign_call(call, foreign)
+            return self._foreign_call(call, foreign, arg_vals, kw_vals)
         if isinstance(foreign, ForeignClass):
             # a model class of another file: its forward()'s softmax comes with it
             if foreign.is_module and is_loss_class(foreign.name):
@@ -320,6 +359,28 @@ class ExpressionWalker(CallResolution, CallEffects):
         if receiver is None or receiver.kind != V.MODEL or receiver.cls not in self.fa.classes:
             return False
         return attr in self.fa.classes[receiver.cls].methods
+
+
+# what a position of a returned tuple is taken for (a tensor or a number there is often a
+# guess about an object of unseen class: ``model_class(dims).double()``)
+_RETURNED_KINDS = {V.LOSS, V.MODEL, V.OPTIMIZER, V.SCHEDULER, V.CRITERION}
+
+
+def _sure_of(value: Value | None) -> bool:
+    """A returned value known for what it is: a loss, a model, an optimizer, a scheduler,
+    a criterion."""
+    return value is not None and value.kind in _RETURNED_KINDS
+
+
+def _element_of(value: Value | None, name: str) -> Value | None:
+    """An element of what a model or a loader gave, by the name it is bound to."""
+    if value is not None and value.kind == V.OUTPUT:
+        if "loss" in last_part(name).lower():
+            return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
+        return Value(V.TENSOR, flags=value.flags)
+    if value is not None and value.kind == V.BATCH:
+        return Value(V.TENSOR, flags=frozenset({V.FROM_LOADER}))
+    return None
 
 
 def _followed_model_method(method: str) -> bool:

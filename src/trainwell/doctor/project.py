@@ -270,9 +270,10 @@ def _export(
         lineno, col = getattr(n, "lineno", 1), getattr(n, "col_offset", 0)
         return ForeignNode(path, lineno, col, checked, func)
 
-    returns = summary.returns
-    if returns is not None and returns.kind not in {V.MODEL, V.LOSS, V.TENSOR, V.OUTPUT}:
-        returns = None
+    returns = _exported_value(summary.returns)
+    elements = summary.returned_elements
+    if elements is not None:
+        elements = tuple(_exported_value(v) for v in elements)
     return Summary(
         params=list(summary.params),
         backward=[node(n) for n in summary.backward],  # type: ignore[misc]
@@ -287,6 +288,15 @@ def _export(
         param_fates=dict(summary.param_fates),
         returns_cut=summary.returns_cut,
         # a model's own method: does it return its forward's graph, or read it inside?
+        returned_elements=elements,
+        kept_params=summary.kept_params,
         returns_graph=summary.returns_graph and of_model,
         discards=[node(n) for n in summary.discards],  # type: ignore[misc]
     )
+
+
+def _exported_value(value: V.Value | None) -> V.Value | None:
+    """What another file can use of a returned value (its own file's objects are not)."""
+    if value is not None and value.kind not in {V.MODEL, V.LOSS, V.TENSOR, V.OUTPUT}:
+        return None
+    return value

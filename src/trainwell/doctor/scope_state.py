@@ -142,6 +142,7 @@ class ScopeState:
         self.grad_context_factories: set[str] = set()  # ctx = torch.no_grad
         self.grad_context_names: set[str] = set()  # ctx = torch.no_grad()
         self.returns: list[Value | None] = []
+        self.returned_tuples: list[tuple[Value | None, ...] | None] = []  # per return
         # TW012 said at this scope's calls, once per helper and loop nest (_first_report)
         self.foreign_reported: set[tuple[object, tuple[int, ...]]] = set()
         self.reported_arms: list[tuple[object, tuple]] = []  # ... and the branch it is in

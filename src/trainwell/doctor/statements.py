@@ -279,6 +279,11 @@ class StatementWalker(ExpressionWalker):
             return dotted(expr) in self.grad_context_names  # ctx = torch.no_grad(); with ctx:
         if dotted(expr.func) in self.grad_context_factories:
             return True  # ctx = torch.no_grad; with ctx():
+        if any(
+            k.arg == "no_grad" and isinstance(k.value, ast.Constant) and k.value.value is True
+            for k in expr.keywords
+        ):
+            return True  # with utils.eval_mode(net, no_grad=True): a project's context
         return self._is_grad_factory(expr.func) or self._local_grad_context(expr.func)
 
     def _local_grad_context(self, func: ast.expr) -> bool:
@@ -351,6 +356,14 @@ class StatementWalker(ExpressionWalker):
     visit_TryStar = visit_Try
 
     def visit_Return(self, node: ast.Return) -> None:
+        if isinstance(node.value, ast.Tuple) and not any(
+            isinstance(e, ast.Starred) for e in node.value.elts
+        ):
+            # return loss, metrics: what each position holds, for ``a, b = f(...)``
+            self.returned_tuples.append(tuple(self.ev(e) for e in node.value.elts))
+            self.returns.append(None)
+            return
+        self.returned_tuples.append(None)
         self.returns.append(self.ev(node.value) if node.value is not None else None)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:

@@ -155,6 +155,8 @@ def summarize(w: ScopeWalker) -> Summary:
         )
     ]
     summary.returns = _merged_returns(w.returns)
+    summary.returned_elements = _merged_elements(w.returned_tuples)
+    summary.kept_params = _kept_in_attributes(w)
     summary.forwards = _mode_dependent_forwards(w)
     flow = flow_of(w)
     # a scope that sets autograd itself (``set_grad_enabled(model.training)``, autograd.grad)
@@ -441,7 +443,11 @@ def _copied_params(w: ScopeWalker) -> set[str]:
 
 def final_modes(w: ScopeWalker) -> dict[str, ModeEffect]:
     """How the scope leaves each model's mode (and sets it before its first training step)."""
-    first_training = min((e.seq for e in w.events if is_training(e)), default=len(w.events))
+    # (a helper that runs backward() for an attack, stepping nothing, is no training step)
+    first_training = min(
+        (e.seq for e in w.events if is_training(e) and not _backward_only_call(e)),
+        default=len(w.events),
+    )
     modes: dict[str, ModeEffect] = {}
     for e in w.events:
         for key, effect in mode_effects(w, e):
@@ -449,13 +455,8 @@ def final_modes(w: ScopeWalker) -> dict[str, ModeEffect]:
             final = effect.final
             if final is None:
                 continue
-            if (
-                current.final is None
-                and e.seq < first_training
-                and not e.path
-                and e.kind in {EVAL, TRAIN}
-            ):
-                current.first = final
+            if e.seq < first_training and not e.path and e.kind in {EVAL, TRAIN}:
+                current.first = final  # the last mode it sets before it trains
             # A conditional switch to eval may not happen: the end state is unknown. A
             # conditional train() still counts as restoring (staying silent is the safe side).
             if e.path and final != "train":
@@ -477,6 +478,20 @@ def _arms_setting_mode(w: ScopeWalker, before: int) -> dict[str, set[tuple[int, 
     return arms
 
 
+def _merged_elements(
+    returned: list[tuple[Value | None, ...] | None],
+) -> tuple[Value | None, ...] | None:
+    """Position by position, what every ``return a, b`` of the scope gives (None: a return
+    of another shape, or none)."""
+    if not returned or any(r is None for r in returned):
+        return None
+    sizes = {len(r) for r in returned if r is not None}
+    if len(sizes) != 1:
+        return None
+    columns = zip(*[r for r in returned if r is not None], strict=True)
+    return tuple(_merged_returns(list(column)) for column in columns)
+
+
 def _merged_returns(returns: list[Value | None]) -> Value | None:
     if not returns:
         return None
@@ -484,3 +499,83 @@ def _merged_returns(returns: list[Value | None]) -> Value | None:
     for value in returns[1:]:
         result = V.merge(result, value)
     return result
+
+
+# Calls and attributes that turn a tensor into numbers or cut it from its graph.
+_CUTTING_METHODS = {"item", "detach", "tolist", "numpy", "detach_"}
+_CUTTING_FUNCTIONS = {"float", "int"}
+
+
+def uncut_names(expr: ast.AST) -> set[str]:
+    """The names (and dotted names) in ``expr`` whose values it keeps with their graphs:
+    not those read through ``.item()``, ``.detach()``, ``.data``, ``float(...)``."""
+    found: set[str] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _CUTTING_METHODS:
+                continue
+            if isinstance(func, ast.Name) and func.id in _CUTTING_FUNCTIONS:
+                continue
+        if isinstance(node, ast.Attribute) and node.attr == "data":
+            continue
+        name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if name:
+            found.add(name)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _kept_in_attributes(w: ScopeWalker) -> frozenset[str]:
+    """Parameters of a method that it adds to, or appends to, an attribute of ``self``
+    without reading them as numbers (``self.sum += val * n``, ``self.history.append(x)``);
+    a parameter it rebinds first (``val = val.item()``) is not."""
+    if w.func is None or w.cls is None:
+        return frozenset()
+    extra = [a.arg for a in (w.func.args.vararg, w.func.args.kwarg) if a is not None]
+    params = set(w.params) | set(extra)
+    rebound = {
+        dotted(t)
+        for n in ast.walk(w.func)
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    kept: set[str] = set()
+    for node in ast.walk(w.func):
+        if isinstance(node, ast.AugAssign) and _on_self(node.target):
+            kept |= uncut_names(node.value)
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and _on_self(node.targets[0])
+            and dotted(node.targets[0]) in uncut_names(node.value)
+        ):
+            kept |= uncut_names(node.value)  # self.v = (self.v * self.n + x) / (self.n + 1)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in {"append", "extend"}
+            and _on_self(node.func.value)
+        ):
+            for arg in node.args:
+                kept |= uncut_names(arg)
+    return frozenset((kept & params) - rebound)
+
+
+def _on_self(node: ast.AST) -> bool:
+    """``self.x`` or ``self.x[k]``."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Attribute) and (dotted(node) or "").startswith("self.")
+
+
+def _backward_only_call(e: Event) -> bool:
+    return (
+        e.kind == CALL
+        and e.summary is not None
+        and bool(e.summary.backward)
+        and not (e.summary.steps)
+    )

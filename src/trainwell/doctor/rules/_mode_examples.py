@@ -6,6 +6,30 @@ from ._registry import Example
 
 MORE_EXAMPLES = (
     Example(
+        # the attack runs backward() for the perturbation and steps nothing; the model's
+        # own step comes after its train()
+        "an_attack_before_the_models_train_is_no_training_step",
+        """\
+        def attack_pgd(model, x, y, eps):
+            delta = torch.zeros_like(x).uniform_(-eps, eps)
+            delta.requires_grad_()
+            F.cross_entropy(model(x + delta), y).backward()
+            return (delta + eps * delta.grad.sign()).detach()
+
+        for epoch in range(epochs):
+            for x, y in loader:
+                delta = attack_pgd(model, x, y, 8 / 255)
+                model.train()
+                optimizer.zero_grad()
+                F.cross_entropy(model(x + delta), y).backward()
+                optimizer.step()
+            model.eval()
+            with torch.no_grad():
+                print(model(x_val).argmax(1).eq(y_val).float().mean().item())
+        """,
+        [],
+    ),
+    Example(
         # the same test picks both the eval() and the train() that undoes it
         "eval_and_train_under_the_same_test",
         """\

@@ -99,3 +99,14 @@ def runs(e: Event, key: str) -> bool:
         return True
     touched = set(e.summary.forwards) | set(e.summary.modes) | set(e.summary.sched_steps)
     return any(caller_key(e, k) in {key, None} for k in touched) or not touched
+
+
+def attack_only(e: Event) -> bool:
+    """A call that runs backward() but steps no optimizer (``attack_pgd(model, x, y)``: the
+    gradient of the input): the model's own training step, and its mode, come after."""
+    return (
+        e.kind == CALL
+        and e.summary is not None
+        and bool(e.summary.backward)
+        and not (e.summary.steps)
+    )

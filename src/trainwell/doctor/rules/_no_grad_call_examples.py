@@ -397,6 +397,23 @@ CALL_EXAMPLES = (
         [(5, "TW012")],
     ),
     Example(
+        # a project's context manager asked for no-grad by keyword
+        "a_context_called_with_no_grad_true",
+        """\
+        def save_latents(self):
+            total = 0
+            with utils.eval_mode(self.encoder, self.decoder, no_grad=True):
+                for x in self.loader:
+                    z = self.encoder(x)
+                    total += F.mse_loss(self.decoder(z), x, reduction="sum")
+                    self.latents.append(z.detach().cpu())
+            return total.item()
+
+        trainer.save_latents()
+        """,
+        [],
+    ),
+    Example(
         # model.train(False), then the model's predict(): its class is out of sight
         "predict_of_a_model_just_put_in_eval",
         """\

@@ -10,7 +10,7 @@ from .. import values as V
 from .._astutil import dotted, last_part
 from ..analysis import ScopeWalker
 from ..values import Value
-from ._common import report
+from ._common import report, uncut_names
 from ._registry import Example, Rule, accumulate_check, in_loop
 
 TW011 = Rule(
@@ -182,6 +182,113 @@ TW011 = Rule(
             [],
         ),
         Example(
+            # train_step() returns (loss, metrics): the loss tensor, summed over the epoch
+            "a_loss_returned_in_a_tuple_and_summed",
+            """\
+            def train_step(model, optimizer, x, y):
+                optimizer.zero_grad()
+                loss = F.cross_entropy(model(x), y)
+                loss.backward()
+                optimizer.step()
+                return loss, accuracy(model, x, y)
+
+            def train_epoch(model, optimizer, loader):
+                total = 0.0
+                for x, y in loader:
+                    step_loss, step_acc = train_step(model, optimizer, x, y)
+                    total += step_loss
+                return total / len(loader)
+            """,
+            [(12, "TW011")],
+        ),
+        Example(
+            # per task, the losses of its inner steps, stacked into what the call returns
+            "per_task_losses_stacked_into_what_is_returned",
+            """\
+            def forward(self, tasks, num_steps):
+                total_losses = []
+                for x, y in tasks:
+                    task_losses = []
+                    for step in range(num_steps):
+                        loss, preds = self.net_forward(x, y)
+                        task_losses.append(loss)
+                    total_losses.append(torch.sum(torch.stack(task_losses)))
+                losses = {"loss": torch.mean(torch.stack(total_losses))}
+                return losses
+
+            def net_forward(self, x, y):
+                preds = self.classifier(x)
+                return F.cross_entropy(preds, y), preds
+            """,
+            [],
+        ),
+        Example(
+            # ``loss`` rebound after the loop to a number for the report, then kept
+            "a_report_number_named_loss_after_the_loop",
+            """\
+            def train(net, optimizer, batches):
+                for x, y in batches:
+                    optimizer.zero_grad()
+                    loss, pred = net(x, y)
+                    loss.backward()
+                    optimizer.step()
+                loss = binary_entropy(all_targets, all_preds)
+                return loss, accuracy(all_targets, all_preds)
+
+            for epoch in range(epochs):
+                train_loss, train_acc = train(net, optimizer, batches)
+                history[epoch] = train_loss
+            """,
+            [],
+        ),
+        Example(
+            # AverageMeter.update() adds what it is given to self.sum: the loss tensor there
+            "a_loss_tensor_handed_to_an_average_meter",
+            """\
+            class AverageMeter:
+                def reset(self):
+                    self.sum, self.count = 0, 0
+
+                def update(self, val, n=1):
+                    self.sum += val * n
+                    self.count += n
+
+            def train_epoch(model, loader, optimizer):
+                loss_meter = AverageMeter()
+                acc_meter = AverageMeter()
+                for x, y in loader:
+                    loss = F.cross_entropy(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    loss_meter.update(loss, x.shape[0])
+                    acc_meter.update(loss.item(), x.shape[0])
+            """,
+            [(17, "TW011")],
+        ),
+        Example(
+            # terms of the loss, named for it, handed to a meter's update(**kwargs)
+            "loss_terms_handed_to_a_meter_by_keyword",
+            """\
+            class Meter:
+                def update(self, **kwargs):
+                    for k, v in kwargs.items():
+                        self.sum[k] += kwargs[k]
+
+            avg = Meter()
+            for x, y in loader:
+                outputs = model(x, y)
+                cls_loss = torch.mean(outputs["losses"][0])
+                loc_loss = torch.mean(outputs["losses"][1])
+                loss = cls_loss + 0.5 * loc_loss
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                avg.update(cls_loss=cls_loss, loc_loss=loc_loss.item())
+            """,
+            [(15, "TW011")],
+        ),
+        Example(
             # La-MAML: the meta-losses of one call's inner updates, kept for _outer_update()
             "losses_of_the_inner_updates_kept_for_the_outer_update",
             """\
@@ -276,7 +383,7 @@ def check_accumulation(
     per_part = all(
         info.kind not in {"batch", "epoch"} and not _steps_each_pass(info.node) for info in crossed
     )
-    if not bound_in and per_part and (_returned(w, container) or container.startswith("self.")):
+    if per_part and (_returned(w, container) or (not bound_in and container.startswith("self."))):
         # a loss summed over heads or tasks, made anew per call and handed back (returned,
         # or kept in an attribute for another method: La-MAML's self.meta_losses)
         return
@@ -296,8 +403,37 @@ def _returned(w: ScopeWalker, name: str) -> bool:
     having bound it itself."""
     if w.func is None or name not in w.bind_loops:
         return False
-    returns = [n.value for n in ast.walk(w.func) if isinstance(n, ast.Return) and n.value]
-    return any(dotted(v) == name for value in returns for v in ast.walk(value))
+    return name in _feeding_returns(w.func)
+
+
+def _feeding_returns(func: ast.AST) -> set[str]:
+    """Names whose values reach what the function returns: read in a return, assigned to
+    such a name, or appended to one (``task_losses`` -> ``total_losses.append(...)`` ->
+    ``losses = metrics(total_losses)`` -> ``return losses``)."""
+    returned: set[str] = set()
+    for n in ast.walk(func):
+        if isinstance(n, ast.Return) and n.value is not None:
+            returned |= uncut_names(n.value)  # return loss.item(): no graph goes out
+    flows: list[tuple[set[str], set[str]]] = []  # (targets, sources)
+    for n in ast.walk(func):
+        if isinstance(n, (ast.Assign, ast.AugAssign)) and n.value is not None:
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            flows.append(({dotted(t) for t in targets} - {None}, uncut_names(n.value)))  # type: ignore[arg-type]
+        elif (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr in {"append", "extend", "insert"}
+            and dotted(n.func.value)
+        ):
+            flows.append(({dotted(n.func.value)}, set().union(*map(uncut_names, n.args))))  # type: ignore[arg-type]
+    for _ in range(4):  # closure over the scope's flows, bounded
+        before = len(returned)
+        for targets, sources in flows:
+            if targets & returned:
+                returned |= sources
+        if len(returned) == before:
+            break
+    return returned  # type: ignore[return-value]
 
 
 def _is_step_closure(w: ScopeWalker) -> bool:

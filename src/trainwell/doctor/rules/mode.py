@@ -18,7 +18,14 @@ from ._common import (
     report,
 )
 from ._mode_examples import MORE_EXAMPLES
-from ._mode_guards import frozen_right_after, on_last_pass, runs, steps_another_model, trains
+from ._mode_guards import (
+    attack_only,
+    frozen_right_after,
+    on_last_pass,
+    runs,
+    steps_another_model,
+    trains,
+)
 from ._registry import Example, Rule, scope_check
 
 TW010 = Rule(
@@ -432,6 +439,7 @@ def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str)
         # a call under no_grad trains nothing (``run_epoch(train=False)`` for validation)
         if (
             is_training(e)
+            and not attack_only(e)
             and not sets_mode_itself
             and not e.no_grad
             and runs(e, key)
