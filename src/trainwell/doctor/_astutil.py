@@ -60,6 +60,20 @@ def names_in(node: ast.AST | None) -> set[str]:
     return found
 
 
+def closure(seed: set[str], flows: list[tuple[set[str], set[str]]], rounds: int = 4) -> set[str]:
+    """``seed`` grown by each flow (targets, sources) whose targets it meets: the names whose
+    values reach the seed's (bounded, like the scopes it runs over)."""
+    reached = set(seed)
+    for _ in range(rounds):
+        before = len(reached)
+        for targets, sources in flows:
+            if targets & reached:
+                reached |= sources
+        if len(reached) == before:
+            break
+    return reached
+
+
 def is_terminal(stmt: ast.stmt) -> bool:
     """Statements after which control never reaches the next statement of the block."""
     return isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Break))

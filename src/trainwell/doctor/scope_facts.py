@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ._astutil import dotted, last_part, names_in
+from ._astutil import closure, dotted, last_part, names_in
 
 
 def own_nodes(scope: ast.AST):
@@ -70,13 +70,7 @@ def scope_facts(scope: ast.AST) -> ScopeFacts:
         elif isinstance(node, ast.Name) and node.id in _GRAD_ATTRS:
             grad_machinery = True
     grad_machinery = grad_machinery and not _only_freezes(scope)
-    for _ in range(4):  # transitive closure over assignments, bounded
-        before = len(involved)
-        for lhs, rhs in assigns:
-            if lhs & involved:
-                involved |= rhs
-        if len(involved) == before:
-            break
+    involved = closure(involved, assigns)  # transitive over assignments, bounded
     return ScopeFacts(backward_names, involved, grad_machinery)
 
 

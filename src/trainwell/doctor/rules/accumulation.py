@@ -211,11 +211,12 @@ def _gradients_divided_before(w: ScopeWalker, step: Event) -> bool:
     """The gradients are divided by hand in the lines just before the step:
     ``p.grad /= k``, ``p.grad.div_(k)``, ``p.grad = p.grad / k``."""
     line = getattr(step.node, "lineno", 0)
-    scope = w.func if w.func is not None else w.fa.tree
-    return any(
-        line - 8 <= getattr(node, "lineno", 0) < line and _divides_a_gradient(node)
-        for node in ast.walk(scope)
-    )
+    lines = getattr(w, "_gradient_divisions", None)
+    if lines is None:  # once per scope
+        scope = w.func if w.func is not None else w.fa.tree
+        lines = [n.lineno for n in ast.walk(scope) if _divides_a_gradient(n)]
+        w._gradient_divisions = lines  # type: ignore[attr-defined]
+    return any(line - 8 <= n < line for n in lines)
 
 
 def _divides_a_gradient(node: ast.AST) -> bool:

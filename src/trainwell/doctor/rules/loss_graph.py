@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
-from .._astutil import dotted, last_part
+from .._astutil import closure, dotted, last_part
 from ..analysis import ScopeWalker
 from ..values import Value
 from ._common import report, uncut_names
@@ -426,14 +426,7 @@ def _feeding_returns(func: ast.AST) -> set[str]:
             and dotted(n.func.value)
         ):
             flows.append(({dotted(n.func.value)}, set().union(*map(uncut_names, n.args))))  # type: ignore[arg-type]
-    for _ in range(4):  # closure over the scope's flows, bounded
-        before = len(returned)
-        for targets, sources in flows:
-            if targets & returned:
-                returned |= sources
-        if len(returned) == before:
-            break
-    return returned  # type: ignore[return-value]
+    return closure(returned, flows)
 
 
 def _is_step_closure(w: ScopeWalker) -> bool:
