@@ -61,6 +61,9 @@ def test_an_offline_run_holds_the_config_and_the_logged_metrics(tmp_path, monkey
     monkeypatch.setattr(wandb, "init", init)
     torch.manual_seed(0)
     result = tw.fit(nn.Linear(4, 2), (X, Y), (X, Y), config=config)
+    # the SDK's service process writes the offline file on its own time: tearing it down
+    # waits until everything it was handed is on disk (as the SDK does at interpreter exit)
+    wandb.teardown()
     [path] = (run / "wandb").glob("offline-run-*/run-*.wandb")
     history, config_seen = [], {}
     for record in records(path):
