@@ -445,7 +445,7 @@ def final_modes(w: ScopeWalker) -> dict[str, ModeEffect]:
     """How the scope leaves each model's mode (and sets it before its first training step)."""
     # (a helper that runs backward() for an attack, stepping nothing, is no training step)
     first_training = min(
-        (e.seq for e in w.events if is_training(e) and not _backward_only_call(e)),
+        (e.seq for e in w.events if is_training(e) and not backward_only_call(e)),
         default=len(w.events),
     )
     modes: dict[str, ModeEffect] = {}
@@ -572,7 +572,8 @@ def _on_self(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and (dotted(node) or "").startswith("self.")
 
 
-def _backward_only_call(e: Event) -> bool:
+def backward_only_call(e: Event) -> bool:
+    """A call that runs backward() but steps no optimizer (an attack's perturbation)."""
     return (
         e.kind == CALL
         and e.summary is not None

@@ -7,7 +7,7 @@ import ast
 from .._astutil import dotted
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, STEP, Event
-from ._common import caller_key
+from ._common import backward_only_call, caller_key
 
 
 def on_last_pass(w: ScopeWalker, e: Event, lid: int) -> bool:
@@ -101,12 +101,5 @@ def runs(e: Event, key: str) -> bool:
     return any(caller_key(e, k) in {key, None} for k in touched) or not touched
 
 
-def attack_only(e: Event) -> bool:
-    """A call that runs backward() but steps no optimizer (``attack_pgd(model, x, y)``: the
-    gradient of the input): the model's own training step, and its mode, come after."""
-    return (
-        e.kind == CALL
-        and e.summary is not None
-        and bool(e.summary.backward)
-        and not (e.summary.steps)
-    )
+# the model's own training step, and its mode, come after an attack's backward()
+attack_only = backward_only_call
