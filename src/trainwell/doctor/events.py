@@ -89,6 +89,9 @@ class Summary:
     # where it runs a model forward with autograd on: the forward itself, or the call of a
     # function that does (for mode_switch: which of them a literal argument leaves running)
     grad_forwards: list[ast.AST] = field(default_factory=list)
+    # backward() calls of a loss straight from its criterion, in a function that steps no
+    # optimizer (``self.loss_backpass(loss)``): its caller's accumulation (TW017)
+    unscaled_backward: list[ast.AST] = field(default_factory=list)
 
     @property
     def trains(self) -> bool:

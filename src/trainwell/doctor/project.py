@@ -292,6 +292,7 @@ def _export(
         kept_params=summary.kept_params,
         returns_graph=summary.returns_graph and of_model,
         discards=[node(n) for n in summary.discards],  # type: ignore[misc]
+        unscaled_backward=[node(n) for n in summary.unscaled_backward],  # type: ignore[misc]
     )
 
 

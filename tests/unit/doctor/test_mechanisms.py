@@ -1019,9 +1019,20 @@ def test_each_optimizer_stepping_after_its_backward_is_not_accumulation() -> Non
 
 
 def test_a_backward_left_for_a_gated_step_is_still_accumulation() -> None:
-    # critic_1's gradients wait for a step every 2 iterations: accumulated, not divided
-    source = TD3_LIKE.format(step_1="    if i % 2 == 0:\n        opt_1.step()")
+    # critic_1's gradients wait for a step every 2 iterations and are cleared only then:
+    # accumulated, not divided
+    source = TD3_LIKE.format(
+        step_1="    if i % 2 == 0:\n        opt_1.step()\n        opt_1.zero_grad()"
+    )
+    source = source.replace("    opt_1.zero_grad()\n    loss_1.backward()", "    loss_1.backward()")
     assert (line_of(source, "MARK-1"), "TW017") in findings(source, "TW017")
+
+
+def test_a_backward_cleared_each_iteration_accumulates_nothing() -> None:
+    # opt_1.zero_grad() runs every iteration before the backward: the gated step sees one
+    # batch's gradients, never a sum of them
+    source = TD3_LIKE.format(step_1="    if i % 2 == 0:\n        opt_1.step()")
+    assert findings(source, "TW017") == []
 
 
 # -- functions the command line runs --------------------------------------------------------

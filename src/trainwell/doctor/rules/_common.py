@@ -143,6 +143,8 @@ def summarize(w: ScopeWalker) -> Summary:
             )
             summary.sched_steps |= {k for k in map(lambda s: caller_key(e, s),
                                                    inner.sched_steps) if k}  # fmt: skip
+    if not summary.steps:
+        summary.unscaled_backward = _unscaled_backward(w)
     copied = _copied_params(w)  # model = deepcopy(model); model.eval(): the copy's mode
     summary.modes = {k: v for k, v in final_modes(w).items() if k.split(".")[0] not in copied}
     summary.grad_forwards = [
@@ -173,6 +175,27 @@ def summarize(w: ScopeWalker) -> Summary:
     if is_module_method(w) and not w.facts.grad_machinery:
         summary.discards = [node for node, _ in inference_discards(w)]
     return summary
+
+
+def unscaled_loss(value: Value | None) -> bool:
+    """A loss straight from its criterion: divided or multiplied by nothing."""
+    return (
+        value is not None
+        and value.kind == V.LOSS
+        and V.UNSCALED in value.flags
+        and V.SCALED not in value.flags
+    )
+
+
+def _unscaled_backward(w: ScopeWalker) -> list[ast.AST]:
+    """The scope's backward() calls of an unscaled loss, its callees' included."""
+    found: list[ast.AST] = []
+    for e in w.events:
+        if e.kind == BACKWARD and not e.engine and unscaled_loss(e.value):
+            found.append(e.node)
+        elif e.kind == CALL and e.summary is not None:
+            found += e.summary.unscaled_backward
+    return found
 
 
 def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
