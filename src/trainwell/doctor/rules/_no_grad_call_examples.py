@@ -431,6 +431,40 @@ CALL_EXAMPLES = (
         [(5, "TW012")],
     ),
     Example(
+        # the model's own loss method, run after eval() for a validation number
+        "a_loss_method_of_a_model_just_put_in_eval",
+        """\
+        def validate(model, loader):
+            model.eval()
+            total = 0.0
+            for x in loader:
+                loss, re, kl = model.calculate_loss(x)
+                total += loss.item()
+            return total / len(loader)
+
+        for epoch in range(epochs):
+            train(model, train_loader, optimizer)
+            validate(model, val_loader)
+        """,
+        [(5, "TW012")],
+    ),
+    Example(
+        # a model's set-up methods after eval() run no forward
+        "set_up_methods_of_a_model_just_put_in_eval",
+        """\
+        def validate(model, loader):
+            model.eval()
+            model.reset_states()
+            hidden = model.init_hidden(len(loader))
+            return hidden
+
+        for epoch in range(epochs):
+            train(model, train_loader, optimizer)
+            validate(model, val_loader)
+        """,
+        [],
+    ),
+    Example(
         # generate() of a library's model is decorated with @torch.no_grad() there
         "generate_of_a_model_just_put_in_eval",
         """\

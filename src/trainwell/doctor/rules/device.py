@@ -51,6 +51,19 @@ TW019 = Rule(
             [(4, "TW019")],
         ),
         Example(
+            # arithmetic makes tensors, never modules; an optimizer's state holds tensors
+            "discarded_to_of_arithmetic_and_of_optimizer_state",
+            """\
+            def update(self, r, d, s2):
+                q_backup = r + self.gamma * (1 - d) * self.q_target(s2)
+                q_backup.to(self.device)
+                for state in self.state.values():
+                    state["exp_avg"].to(self.device)
+                return q_backup
+            """,
+            [(3, "TW019"), (5, "TW019")],
+        ),
+        Example(
             "module_to_is_in_place",
             "model = nn.Linear(2, 2)\nmodel.to('cpu')\nmodel.cuda()\n",
             [],
@@ -66,10 +79,17 @@ def check_discarded_to(w: ScopeWalker, expr: ast.expr) -> None:
         return
     if expr.func.attr not in {"to", "cuda", "cpu"}:
         return
-    name = dotted(expr.func.value)
-    value = w.lookup(name) if name else None
+    receiver = expr.func.value
+    name = dotted(receiver) or _state_entry(receiver)
+    value = w.lookup(name) if dotted(receiver) else None
     if (value is not None and value.kind == V.TENSOR) or (
-        value is None and name is not None and _MASK.search(name.rpartition(".")[2])
+        value is None
+        and name is not None
+        and (
+            _MASK.search(name.rpartition(".")[2])
+            or _state_entry(receiver)
+            or _made_by_arithmetic(w, name, expr)
+        )
     ):
         report(
             w,
@@ -82,3 +102,36 @@ def check_discarded_to(w: ScopeWalker, expr: ast.expr) -> None:
 
 # src_mask, attention_mask, masks: tensors by name (no module or batch object is called so)
 _MASK = re.compile(r"(^|_)masks?$", re.I)
+
+
+# An optimizer's per-parameter state: tensors by key (``state["exp_avg"].to(device)``).
+_STATE_KEYS = {"exp_avg", "exp_avg_sq", "max_exp_avg_sq", "momentum_buffer", "square_avg"}
+
+
+def _state_entry(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        key = node.slice.value
+        if key in _STATE_KEYS:
+            return f"{dotted(node.value) or 'state'}[{key!r}]"
+    return None
+
+
+def _made_by_arithmetic(w: ScopeWalker, name: str, at: ast.expr) -> bool:
+    """``q_backup = r + gamma * (1 - d) * q_next``: only tensors among the things with a
+    ``.to()`` come out of arithmetic (modules do not, and numbers and arrays have none)."""
+    scope = w.func if w.func is not None else w.fa.tree
+    line = getattr(at, "lineno", 0)
+    last: ast.expr | None = None
+    for node in ast.walk(scope):
+        if (
+            isinstance(node, ast.Assign)
+            and node.lineno < line
+            and any(dotted(t) == name for t in node.targets)
+            and (last is None or node.lineno > getattr(last, "lineno", 0))
+        ):
+            last = node.value
+    return isinstance(last, ast.BinOp) and not any(
+        isinstance(n, (ast.JoinedStr, ast.List, ast.Tuple))
+        or (isinstance(n, ast.Constant) and isinstance(n.value, str))
+        for n in ast.walk(last)
+    )

@@ -58,6 +58,38 @@ TW016 = Rule(
             target_torch="2.5",
         ),
         Example(
+            # weights_only=False handed over in a dict of keyword arguments
+            "weights_only_false_through_a_kwargs_dict",
+            """\
+            load_kwargs = {"map_location": "cpu"}
+            load_kwargs["weights_only"] = False
+            state = torch.load(path, **load_kwargs)
+            """,
+            [(3, "TW015")],
+            target_torch="2.6",
+        ),
+        Example(
+            # **kwargs of a file that never names weights_only: the default unpickler
+            "kwargs_that_never_carry_weights_only",
+            """\
+            def load_weights(self, path, **kwargs):
+                self.net.load_state_dict(torch.load(path, **kwargs))
+            """,
+            [(2, "TW016")],
+            target_torch="2.5",
+        ),
+        Example(
+            "kwargs_that_may_carry_weights_only",
+            """\
+            def load_weights(self, path, **kwargs):
+                self.net.load_state_dict(torch.load(path, **kwargs))
+
+            model.load_weights("best.pt", weights_only=True)
+            """,
+            [],
+            target_torch="2.5",
+        ),
+        Example(
             "torch_load_default_torch_2_6",
             "sd = torch.load('x.pt')\n",
             [],
@@ -84,9 +116,13 @@ def check_torch_load(fa: FileAnalysis) -> None:
             continue
         if fa.imports.resolve(node.func) != "torch.load":
             continue
-        if any(kw.arg is None for kw in node.keywords):
-            continue  # **kwargs may carry weights_only
         weights_only = next((kw.value for kw in node.keywords if kw.arg == "weights_only"), None)
+        spread = [kw.value for kw in node.keywords if kw.arg is None]
+        if spread and weights_only is None:
+            # **kwargs may carry weights_only: read what the file puts in it
+            weights_only = _spread_weights_only(fa, spread)
+            if weights_only is None:
+                continue
         if isinstance(weights_only, ast.Constant) and weights_only.value is False:
             fa.report(
                 "TW015",
@@ -94,7 +130,7 @@ def check_torch_load(fa: FileAnalysis) -> None:
                 "torch.load(weights_only=False) can execute arbitrary "
                 "code from the checkpoint file",
             )
-        elif weights_only is None and fa.target_torch < (2, 6):
+        elif _unset(weights_only) and fa.target_torch < (2, 6):
             major, minor = fa.target_torch
             fa.report(
                 "TW016",
@@ -103,3 +139,56 @@ def check_torch_load(fa: FileAnalysis) -> None:
                 f"{minor} defaults to the full (unsafe) unpickler; pass "
                 "weights_only=True",
             )
+
+
+def _spread_weights_only(fa: FileAnalysis, spread: list[ast.expr]) -> ast.expr | None:
+    """What ``torch.load(path, **kw)`` passes as weights_only: the value the file puts in a
+    dict of that name (``kw = {"weights_only": False}``, ``kw["weights_only"] = False``,
+    ``dict(weights_only=False)``), or, for a function's own ``**kwargs`` in a file that never
+    names weights_only, the default (an ``ast.Constant(None)``)."""
+    names = {dotted(node) for node in spread} - {None}
+    for node in fa.nodes:
+        if isinstance(node, ast.Assign):
+            if any(_entry_of(t, names) for t in node.targets):
+                return node.value
+            if any(dotted(t) in names for t in node.targets):
+                found = _dict_entry(node.value)
+                if found is not None:
+                    return found
+    collected = {  # def load(self, path, **kwargs): what its callers hand over
+        n.args.kwarg.arg
+        for n in fa.nodes
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.args.kwarg is not None
+    }
+    mentioned = any(
+        (isinstance(n, ast.keyword) and n.arg == "weights_only")
+        or (isinstance(n, ast.Constant) and n.value == "weights_only")
+        for n in fa.nodes
+    )
+    return None if mentioned or not names <= collected else ast.Constant(None)
+
+
+def _dict_entry(value: ast.expr) -> ast.expr | None:
+    if isinstance(value, ast.Dict):
+        for key, item in zip(value.keys, value.values, strict=True):
+            if isinstance(key, ast.Constant) and key.value == "weights_only":
+                return item
+    if isinstance(value, ast.Call) and dotted(value.func) == "dict":
+        return next((kw.value for kw in value.keywords if kw.arg == "weights_only"), None)
+    return None
+
+
+def _unset(weights_only: ast.expr | None) -> bool:
+    return weights_only is None or (
+        isinstance(weights_only, ast.Constant) and weights_only.value is None
+    )
+
+
+def _entry_of(target: ast.expr, names: set) -> bool:
+    """``kw["weights_only"] = ...`` for a dict ``kw`` of ``names``."""
+    return (
+        isinstance(target, ast.Subscript)
+        and dotted(target.value) in names
+        and isinstance(target.slice, ast.Constant)
+        and target.slice.value == "weights_only"
+    )

@@ -7,6 +7,7 @@ reports those whose function this file calls outside no_grad.
 from __future__ import annotations
 
 import ast
+import re
 
 from .. import values as V
 from .._astutil import dotted
@@ -156,10 +157,14 @@ def _unguarded_forward(after: list[Event], key: str) -> tuple[ast.AST, ast.AST] 
 
 
 # Methods that run a model for its predictions, called on a model just put in eval() whose
-# class the analysis cannot see (``model.train(False); scores = model.predict(batch)``).
+# class the analysis cannot see (``model.train(False); scores = model.predict(batch)``,
+# ``loss = model.calculate_loss(x)``, ``emb = model.forward_emb(images)``).
 # Not ``generate``, ``sample``, ``recognize``: libraries' models (Hugging Face,
 # x-transformers, denoising-diffusion, kospeech) decorate those with @torch.no_grad().
-_INFERENCE_METHODS = {"predict", "rank"}
+_INFERENCE_METHOD = re.compile(
+    r"^(predict|rank)$|^predict_|(^|_)(loss|forward|encode|embed|embedding|reconstruct|"
+    r"prob|probs|logits|scores?|infer|inference|calc|calculate|compute)(_|$)"
+)
 
 
 def _inference_method(e: Event, key: str) -> bool:
@@ -169,8 +174,7 @@ def _inference_method(e: Event, key: str) -> bool:
     func = node.func
     if not isinstance(func, ast.Attribute) or dotted(func.value) != key:
         return False
-    method = func.attr
-    return method in _INFERENCE_METHODS or method.startswith("predict_")
+    return bool(_INFERENCE_METHOD.search(func.attr))
 
 
 # Registering a hook lets a forward's result reach a loss without any name holding it.
