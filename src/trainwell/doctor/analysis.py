@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from . import values as V
-from ._astutil import Imports, dotted, last_part
+from ._astutil import Imports, dotted, last_part, names_in
 from .events import RawFinding, Summary
 from .foreign import Foreign, ForeignClass, ForeignNode
 from .mode_switch import TrainingSwitch, training_switch
@@ -284,10 +284,21 @@ class FileAnalysis:
             sites = self._grad_sites(func) if func is not None else [False]
             if not sites and func in self.entry_points:
                 sites = [False]  # fire.Fire() / @click.command: run from the command line
+            if not sites and self._trains(func):
+                sites = [False]  # agent.run() trains: no caller runs it under no_grad
             key = (finding.code, finding.path, finding.line)  # one per line: net2(net1(x))
             if sites and not all(sites) and key not in seen:
                 seen.add(key)
                 self.findings.append(finding)
+
+    def _trains(self, func: ast.AST | None) -> bool:
+        """A function of the file that runs backward() or step() (itself or through its
+        callees): called from elsewhere, it is never wrapped in no_grad."""
+        summary = self.summaries.get(func) if func is not None else None
+        if summary is None or not summary.trains:
+            return False
+        # run(loader, train=False): a caller may ask for its evaluation, under no_grad
+        return not _trains_by_a_parameter(func)
 
     def training_switch(
         self, func: ast.FunctionDef | ast.AsyncFunctionDef
@@ -416,6 +427,20 @@ class ScopeWalker(StatementWalker):
 
 
 __all__ = ["Checks", "FileAnalysis", "ScopeWalker"]
+
+
+def _trains_by_a_parameter(func: ast.AST) -> bool:
+    """Some call of ``func`` (its backward(), step() or training helper) sits under an if
+    that tests one of its parameters (``if train:``, ``if phase == "train":``)."""
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return True
+    params = {a.arg for a in (*func.args.args, *func.args.kwonlyargs)} - {"self"}
+    return any(
+        isinstance(node, ast.If)
+        and names_in(node.test) & params
+        and any(isinstance(n, ast.Call) for stmt in node.body for n in ast.walk(stmt))
+        for node in ast.walk(func)
+    )
 
 
 def _grad_off_for_good(nodes: list[ast.AST]) -> bool:

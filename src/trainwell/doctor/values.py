@@ -310,3 +310,13 @@ __all__ = [
     "scheduler_unit_flags",
     "dotted",
 ]
+
+
+def unscaled_loss(value: Value | None) -> bool:
+    """A loss straight from its criterion: divided or multiplied by nothing."""
+    return (
+        value is not None
+        and value.kind == LOSS
+        and UNSCALED in value.flags
+        and SCALED not in value.flags
+    )

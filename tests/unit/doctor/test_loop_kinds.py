@@ -19,7 +19,8 @@ def main(model, loader, val_loader, criterion):
                 optimizer.step()
         elif cmd == "test":
             model.eval()
-            print([model(x) for x, _ in val_loader])
+            with torch.no_grad():
+                print([model(x) for x, _ in val_loader])
 """
 
 

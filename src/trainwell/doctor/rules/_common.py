@@ -177,21 +177,11 @@ def summarize(w: ScopeWalker) -> Summary:
     return summary
 
 
-def unscaled_loss(value: Value | None) -> bool:
-    """A loss straight from its criterion: divided or multiplied by nothing."""
-    return (
-        value is not None
-        and value.kind == V.LOSS
-        and V.UNSCALED in value.flags
-        and V.SCALED not in value.flags
-    )
-
-
 def _unscaled_backward(w: ScopeWalker) -> list[ast.AST]:
     """The scope's backward() calls of an unscaled loss, its callees' included."""
     found: list[ast.AST] = []
     for e in w.events:
-        if e.kind == BACKWARD and not e.engine and unscaled_loss(e.value):
+        if e.kind == BACKWARD and not e.engine and V.unscaled_loss(e.value):
             found.append(e.node)
         elif e.kind == CALL and e.summary is not None:
             found += e.summary.unscaled_backward

@@ -449,6 +449,29 @@ CALL_EXAMPLES = (
         [(5, "TW012")],
     ),
     Example(
+        # run() trains, so no caller wraps it in no_grad: its evaluation arm is said here
+        # although only another file calls it
+        "a_training_method_of_a_class_no_caller_here",
+        """\
+        class Agent:
+            def __init__(self):
+                self.qf = nn.Linear(4, 2)
+                self.optimizer = torch.optim.Adam(self.qf.parameters())
+
+            def run(self, env, batches):
+                for obs, batch in zip(env, batches):
+                    if self.eval_mode:
+                        action = self.qf(obs).argmax().detach().cpu().numpy()
+                        env.step(action)
+                    else:
+                        loss = F.mse_loss(self.qf(batch.obs), batch.target)
+                        self.optimizer.zero_grad()
+                        loss.backward()
+                        self.optimizer.step()
+        """,
+        [(9, "TW012")],
+    ),
+    Example(
         # a model's set-up methods after eval() run no forward
         "set_up_methods_of_a_model_just_put_in_eval",
         """\

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import ast
 
+from .. import values as V
 from .._astutil import dotted, last_part
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, STEP, ZERO, Event, compatible
-from ._common import events_in, report, unscaled_loss
+from ._common import events_in, report
 from ._registry import Example, Rule, scope_check
 
 TW017 = Rule(
@@ -364,7 +365,7 @@ def _unscaled_nodes(back: Event, undivided: bool) -> list:
     """The backward() calls of ``back`` whose loss is not divided by k: a loss straight
     from its criterion, or any loss when k divides nothing in the file."""
     if back.kind == BACKWARD:
-        return [back.node] if undivided or unscaled_loss(back.value) else []
+        return [back.node] if undivided or V.unscaled_loss(back.value) else []
     summary = back.summary  # self.loss_backpass(loss): a function of this file backpropagates
     if summary is None:
         return []

@@ -144,7 +144,8 @@ TW010 = Rule(
                             optimizer.step()
                     elif cmd == "test":
                         model.eval()
-                        print([model(x) for x, _ in val_loader])
+                        with torch.no_grad():
+                            print([model(x) for x, _ in val_loader])
             """,
             [],
         ),

@@ -159,10 +159,11 @@ def _unguarded_forward(after: list[Event], key: str) -> tuple[ast.AST, ast.AST] 
 # Methods that run a model for its predictions, called on a model just put in eval() whose
 # class the analysis cannot see (``model.train(False); scores = model.predict(batch)``,
 # ``loss = model.calculate_loss(x)``, ``emb = model.forward_emb(images)``).
-# Not ``generate``, ``sample``, ``recognize``: libraries' models (Hugging Face,
-# x-transformers, denoising-diffusion, kospeech) decorate those with @torch.no_grad().
+# Not ``generate``, ``sample``, ``recognize``, ``encode``, ``extract_embedding``: libraries'
+# models (Hugging Face, x-transformers, denoising-diffusion, kospeech, sentence-transformers,
+# asv-subtools) decorate those with @torch.no_grad() or run them under it.
 _INFERENCE_METHOD = re.compile(
-    r"^(predict|rank)$|^predict_|(^|_)(loss|forward|encode|embed|embedding|reconstruct|"
+    r"^(predict|rank)$|^predict_|(^|_)(loss|forward|reconstruct|"
     r"prob|probs|logits|scores?|infer|inference|calc|calculate|compute)(_|$)"
 )
 
