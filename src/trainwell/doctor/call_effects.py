@@ -294,6 +294,8 @@ class CallEffects(ScopeState):
             return Value(V.TENSOR)
         if tail in self.fa.classes and qual == tail:
             info = self.fa.classes[tail]
+            if any(last_part(dotted(b)) == "Optimizer" for b in info.node.bases):
+                return Value(V.OPTIMIZER, cls=tail, node=call)  # class BERTAdam(Optimizer)
             return Value(V.MODEL if info.is_module else V.OBJECT, cls=tail)
         if ".models." in f".{qual}" or tail == "create_model":
             return Value(V.MODEL)

@@ -271,7 +271,7 @@ class ExpressionWalker(CallResolution, CallEffects):
         local = self._resolve_local(func)
         if local is not None:
             return self._local_call(call, *local, arg_vals, kw_vals)
-        method = self._instance_method(recv_val, func)
+        method = self._instance_method(recv_val, func) or self._dunder_call(func)
         if method is not None:  # agent.select_action(s): a method of a class of this file
             return self._local_call(call, method, True, arg_vals, kw_vals, instance=True)
         foreign_method = self._foreign_method(recv_val, func)
@@ -342,6 +342,17 @@ class ExpressionWalker(CallResolution, CallEffects):
             return None
         info = self.fa.classes.get(receiver.cls or "")
         return info.methods.get(func.attr) if info is not None else None
+
+    def _dunder_call(self, func: ast.expr) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """``__call__`` of an instance of a plain class of this file, called:
+        ``self.early_stopping(val_loss, model)``."""
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return None
+        value = self.lookup(dotted(func) or "")
+        if value is None or value.kind != V.OBJECT:
+            return None
+        info = self.fa.classes.get(value.cls or "")
+        return info.methods.get("__call__") if info is not None else None
 
     def _foreign_method(self, receiver: Value | None, func: ast.expr) -> ForeignFunction | None:
         """The method ``obj.m`` calls when ``obj`` is an instance of a class of another file."""

@@ -81,12 +81,14 @@ def merge_binding(a: Value | None, b: Value | None) -> Value | None:
     """Join of two bindings of one name (two branches, two assignments of an attribute):
     as :func:`merge`, but a model on one side and something the analysis cannot tell on
     the other (``self.dnn = DNN()`` or ``self.dnn = torch.load(path).dnn``) is a model of
-    no known class."""
+    no known class, and an object of a class of the file stays that object."""
     joined = merge(a, b)
     if joined is None and (a is None) != (b is None):
         known = a if a is not None else b
         if known is not None and known.kind == MODEL:
             return Value(MODEL)
+        if known is not None and known.kind == OBJECT and known.cls:
+            return known  # if val_set: self.stopper = EarlyStopping(): the stopper, if any
     return joined
 
 

@@ -194,4 +194,38 @@ MORE_EXAMPLES = (
             """,
         [],
     ),
+    Example(
+        # an optimizer class of the file, a forward per task inside the batch loop and an
+        # early stopper of the file handed the model: still a leak
+        "an_optimizer_class_of_the_file_and_an_early_stopper",
+        """\
+            class BertAdam(Optimizer):
+                def step(self, closure=None):
+                    pass
+
+            class EarlyStopping:
+                def __call__(self, val_loss, model):
+                    torch.save(model.state_dict(), "best.pt")
+
+            class Trainer:
+                def fit(self, batches, val_x, epochs, tasks):
+                    groups = [{"params": [p for n, p in self.model.named_parameters()]}]
+                    optimizer = BertAdam(groups, 1e-3)
+                    if val_x is not None:
+                        self.stopper = EarlyStopping()
+                    for epoch in range(epochs):
+                        for x, y in batches:
+                            optimizer.zero_grad()
+                            loss = 0
+                            for task in range(tasks):
+                                loss = loss + F.mse_loss(self.model(x, task), y)
+                            loss.backward()
+                            optimizer.step()
+                        self.model.eval()
+                        with torch.no_grad():
+                            val_loss = self.model(val_x, 0).mean()
+                        self.stopper(val_loss, self.model)
+            """,
+        [(23, "TW010")],
+    ),
 )

@@ -335,14 +335,18 @@ def trained_models(w: ScopeWalker) -> set[str]:
                 keys.add(key)
     if keys:
         return keys
-    # Fallback: the only model run in a loop that also calls backward().
+    # Fallback: the only model run in a loop that also calls backward() (the forward may
+    # sit in a loop of its own inside it: one forward per task summed into one loss).
     forwarded = {
         e.receiver
         for e in w.events
         if e.kind == FORWARD
         and e.receiver
         and e.loops
-        and any(b.kind == BACKWARD and e.loops[-1] in b.loops for b in w.events)
+        and any(
+            b.kind == BACKWARD and b.loops and (e.loops[-1] in b.loops or b.loops[-1] in e.loops)
+            for b in w.events
+        )
     }
     return forwarded if len(forwarded) == 1 else set()
 

@@ -163,7 +163,7 @@ def _unguarded_forward(after: list[Event], key: str) -> tuple[ast.AST, ast.AST] 
 # models (Hugging Face, x-transformers, denoising-diffusion, kospeech, sentence-transformers,
 # asv-subtools) decorate those with @torch.no_grad() or run them under it.
 _INFERENCE_METHOD = re.compile(
-    r"^(predict|rank)$|^predict_|(^|_)(loss|forward|reconstruct|"
+    r"^(predict|rank)$|^predict_|(^|_)(loss|forward|reconstruct|embedding|"
     r"prob|probs|logits|scores?|infer|inference|calc|calculate|compute)(_|$)"
 )
 
@@ -175,7 +175,7 @@ def _inference_method(e: Event, key: str) -> bool:
     func = node.func
     if not isinstance(func, ast.Attribute) or dotted(func.value) != key:
         return False
-    return bool(_INFERENCE_METHOD.search(func.attr))
+    return bool(_INFERENCE_METHOD.search(func.attr)) and not func.attr.startswith("extract")
 
 
 # Registering a hook lets a forward's result reach a loss without any name holding it.
