@@ -97,10 +97,11 @@ class CallResolution(ScopeState):
         self._kept_by_the_object(call, summary, values, arg_vals, kw_vals)
         if self.fa.collect and not self.no_grad():
             # the helper's own eval() + forward without no_grad: it stands where this scope
-            # runs with autograd on (resolved with the file's other TW012 candidates); a
-            # training function's own evaluation is said at its forward, never at the call
+            # runs with autograd on (resolved with the file's other TW012 candidates), said
+            # at the call, where the caller can wrap it; a training function's own
+            # evaluation is said at its forward, never at the call
             for cand in func.candidates:
-                if func.checked:
+                if summary.trains and func.checked:
                     self.foreign_candidates.append(
                         RawFinding(
                             cand.code, cand.line, cand.col, cand.message, cand.path or func.path
@@ -113,6 +114,7 @@ class CallResolution(ScopeState):
                             call.lineno,
                             call.col_offset + 1,
                             f"{dotted(call.func)}() (in {func.path}:{cand.line}): {cand.message}",
+                            silenced_at=(cand.path or func.path, cand.line),
                         )
                     )
         return summary.returns

@@ -101,6 +101,18 @@ def _selected(code: str, select: tuple[str, ...] | None, ignore: tuple[str, ...]
     return not (ignore and matches(ignore))
 
 
+def _silenced_elsewhere(raw: RawFinding) -> bool:
+    """A finding said at a call for a forward in another file: the forward's noqa counts."""
+    if raw.silenced_at is None:
+        return False
+    path, line = raw.silenced_at
+    try:
+        text = read_python(Path(path)).text.splitlines()
+    except (SourceError, OSError):
+        return False
+    return 0 < line <= len(text) and _suppressed(text[line - 1], raw.code)
+
+
 def _suppressed(line_text: str, code: str) -> bool:
     match = _NOQA.search(line_text)
     if match is None:
@@ -185,7 +197,7 @@ def _check_text(
         if not _selected(raw.code, select_codes, ignore_codes):
             continue
         line_text = lines[raw.line - 1] if 0 < raw.line <= len(lines) else ""
-        if _suppressed(line_text, raw.code):
+        if _suppressed(line_text, raw.code) or _silenced_elsewhere(raw):
             continue
         severity = checks.rules[raw.code].severity
         findings.add(Finding(path, raw.line, raw.col, raw.code, raw.message, severity))

@@ -131,6 +131,8 @@ class RawFinding:
     # its forward's detached tensor is what the function returns: dropped when a caller
     # makes it a loss's target (or hands it to unknown code)
     cut_returned: bool = False
+    # said at a call for a forward in another file: a noqa there silences it too
+    silenced_at: tuple[str, int] | None = None
 
 
 def is_prefix(a: Path, b: Path) -> bool:

@@ -21,6 +21,7 @@ from .analysis import Checks, FileAnalysis
 from .events import Summary
 from .foreign import Foreign, ForeignClass, ForeignFunction, ForeignNode
 from .graph_calls import NOT_FOLLOWED_METHODS
+from .recovery import parse_recovering
 from .scope_state import ClassInfo
 from .sources import SourceError, read_python
 from .target import MODERN_TORCH
@@ -180,7 +181,9 @@ class ProjectIndex:
 
     def _analyse(self, file: Path) -> ModuleFacts:
         text = read_python(file).text
-        tree = ast.parse(text, filename=str(file))
+        tree, _ = parse_recovering(text, str(file))  # cuda(async=True) blanks one line
+        if tree is None:
+            raise SyntaxError(f"{file} does not parse")
         fa = FileAnalysis(tree, MODERN_TORCH, self.checks, self.foreign_for(file, tree))
         fa.run()
         checked = file in self.checked

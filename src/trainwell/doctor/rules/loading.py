@@ -64,8 +64,10 @@ TW016 = Rule(
             load_kwargs = {"map_location": "cpu"}
             load_kwargs["weights_only"] = False
             state = torch.load(path, **load_kwargs)
+            extra = {"weights_only": False} if torch.__version__ >= "2" else {}
+            state = torch.load(path, **extra)
             """,
-            [(3, "TW015")],
+            [(3, "TW015"), (5, "TW015")],
             target_torch="2.6",
         ),
         Example(
@@ -169,6 +171,8 @@ def _spread_weights_only(fa: FileAnalysis, spread: list[ast.expr]) -> ast.expr |
 
 
 def _dict_entry(value: ast.expr) -> ast.expr | None:
+    if isinstance(value, ast.IfExp):  # {"weights_only": False} if new_torch else {}
+        return _dict_entry(value.body) or _dict_entry(value.orelse)
     if isinstance(value, ast.Dict):
         for key, item in zip(value.keys, value.values, strict=True):
             if isinstance(key, ast.Constant) and key.value == "weights_only":

@@ -89,14 +89,13 @@ def collect_no_grad_candidates(w: ScopeWalker) -> None:
         )
         path = None
         if isinstance(forward, ForeignNode):
-            # a helper of another file runs the forward: reported there, as for a helper of
-            # this file, when that file is checked too; otherwise here, at the call
-            if forward.checked:
-                path = forward.path
-            else:
-                line, col = getattr(via, "lineno", 1), getattr(via, "col_offset", 0) + 1
-                message = f"{forward.func}() (in {forward.path}:{forward.lineno}): {message}"
+            # a helper of another file runs the forward: said here, at the call, where the
+            # caller can wrap it in no_grad
+            line, col = getattr(via, "lineno", 1), getattr(via, "col_offset", 0) + 1
+            message = f"{forward.func}() (in {forward.path}:{forward.lineno}): {message}"
         finding = RawFinding("TW012", line, col, message, path)
+        if isinstance(forward, ForeignNode):
+            finding.silenced_at = (forward.path, forward.lineno)
         if via is not forward and path is None and isinstance(via, ast.Call):
             finding.at_call = _at_call(via, f"{dotted(via.func)}(...) runs {e.receiver}", message)
             finding.helper = _summary_at(w, via)
@@ -238,11 +237,18 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
             f"kept): autograd records a graph for nothing; {fix}"
         )
         path = None
-        if isinstance(site, ForeignNode):
+        if isinstance(site, ForeignNode) and isinstance(node, ast.Call):
+            # another file's helper runs the forward: said at its call here, where the
+            # caller can wrap it in no_grad (the helper's file has no say over its callers)
+            line, col = node.lineno, node.col_offset + 1
+            message = f"{what}() (in {site.path}:{site.lineno}): {message}"
+        elif isinstance(site, ForeignNode):
             if not site.checked:
                 continue
             path = site.path
         finding = RawFinding("TW012", line, col, message, path)
+        if isinstance(site, ForeignNode) and path is None:
+            finding.silenced_at = (site.path, site.lineno)
         if site is not node and path is None and isinstance(node, ast.Call):
             finding.at_call = _at_call(node, f"{what}(...)", message.partition(": ")[2] or message)
             finding.at_call.message = message
