@@ -51,7 +51,9 @@ TW012 = Rule(
     "returns and the functions of the file) and only ever ends in numbers, indices, "
     "detached copies or logging, outside the training step (a frozen teacher in eval() "
     "counts inside it too). Anything handed to code the doctor cannot see counts as used, "
-    "and the rule only fires when the function is called from this file outside no_grad.",
+    "and the rule only fires when the function is called outside no_grad (from this file, or, "
+    "when the project is checked, from another, where it is said at the call) or trains "
+    "itself (no caller runs a training function under no_grad).",
     "model.eval()\nfor x, y in val_loader:\n    preds = model(x).argmax(1)\n",
     "model.eval()\n"
     "with torch.no_grad():\n"
