@@ -318,6 +318,9 @@ class CallEffects(ScopeState):
     def _call_value(
         self, call: ast.Call, callee: Value, arg_vals: list[Value | None]
     ) -> Value | None:
+        if callee.kind == V.MODEL and _argless_method_of_a_model(self, call):
+            self.opaque(call, arg_vals)  # cur_model.net_name(): a submodule takes an input
+            return None
         if callee.kind == V.MODEL:
             if callee.cls in _SOFTMAX_MODULES:
                 return Value(V.TENSOR, flags=frozenset({_SOFTMAX_MODULES[callee.cls]}))
@@ -348,6 +351,16 @@ class CallEffects(ScopeState):
         if model.cls in self.fa.classes:
             flags = flags | self.fa.forward_flags(model.cls)
         return Value(V.OUTPUT, flags=frozenset(flags))
+
+
+def _argless_method_of_a_model(state: object, call: ast.Call) -> bool:
+    """``model.net_name()``, ``net.get_config()``: called on a model without any input, an
+    attribute of it is a method, not a submodule run."""
+    func = call.func
+    if call.args or call.keywords or not isinstance(func, ast.Attribute):
+        return False
+    owner = state.lookup(dotted(func.value))  # type: ignore[attr-defined]
+    return owner is not None and owner.kind == V.MODEL
 
 
 def _loss_value(call: ast.Call) -> Value:

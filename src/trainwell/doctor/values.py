@@ -201,8 +201,17 @@ def value_from_name(name: str) -> Value | None:
         return None  # make_model, build_optimizer: what they return, not what they are
     for pattern, kind in _NAME_HEURISTICS:
         if pattern.search(base):
+            if kind in {MODEL, OPTIMIZER, SCHEDULER} and _NOT_THE_OBJECT.search(base):
+                return None  # model_fn, model_cls, optimizer_name: about one, not one
             return Value(kind)
     return None
+
+
+_NOT_THE_OBJECT = re.compile(
+    r"_(fn|fns|func|function|fun|cls|class|type|name|names|path|paths|dir|file|cfg|config|"
+    r"conf|args|kwargs|params|parameters|state|state_dict|ckpt|checkpoint|kind|id|ids)$",
+    re.I,
+)
 
 
 _EPOCH_WORD = re.compile(r"epoch", re.I)

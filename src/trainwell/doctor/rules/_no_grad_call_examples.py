@@ -472,6 +472,26 @@ CALL_EXAMPLES = (
         [(9, "TW012")],
     ),
     Example(
+        # model_fn is a function handed the model (it sets autograd itself), not a model
+        "a_model_fn_is_not_a_model",
+        """\
+        class Trainer:
+            def __init__(self, model, model_fn):
+                self.model, self.model_fn = model, model_fn
+
+            def eval_epoch(self, loader):
+                total = 0.0
+                for batch in loader:
+                    _, loss = self.model_fn(self.model, batch, is_eval=True)
+                    total += loss.item()
+                return total
+
+        trainer = Trainer(net, make_model_fn(criterion))
+        trainer.eval_epoch(val_loader)
+        """,
+        [],
+    ),
+    Example(
         # a model's set-up methods after eval() run no forward
         "set_up_methods_of_a_model_just_put_in_eval",
         """\

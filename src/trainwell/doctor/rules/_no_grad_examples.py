@@ -479,4 +479,23 @@ EXAMPLES = (
         """,
         [(3, "TW012"), (6, "TW012")],
     ),
+    Example(
+        # an attribute of a model called without any input is a method, not a submodule
+        "an_argless_method_of_a_model_runs_no_forward",
+        """\
+        def test(model, loader):
+            model.eval()
+            if model.net_name() == "region":
+                shape = (0, 0)
+            else:
+                shape = (model.width, model.height)
+            with torch.no_grad():
+                return [model(x, shape).argmax(1) for x in loader]
+
+        for epoch in range(epochs):
+            train(model, train_loader, optimizer)
+            test(model, val_loader)
+        """,
+        [],
+    ),
 )
