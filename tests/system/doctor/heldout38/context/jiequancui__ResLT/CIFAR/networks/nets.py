@@ -1,0 +1,1 @@
+from networks.resnet_cifar import ResLTResNet32
