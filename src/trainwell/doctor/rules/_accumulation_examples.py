@@ -1,0 +1,290 @@
+"""TW017 examples: accumulation gates, scaled and unscaled losses."""
+
+from __future__ import annotations
+
+from ._registry import Example
+
+EXAMPLES = (
+    Example(
+        "accumulation_unscaled",
+        """\
+        def fit(model, loader, optimizer, criterion, k):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                loss.backward()
+                if (i + 1) % k == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [(4, "TW017")],
+    ),
+    Example(
+        "accumulation_scaled",
+        """\
+        def fit(model, loader, optimizer, criterion, k):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                (loss / k).backward()
+                if (i + 1) % k == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        "the_models_own_loss_method_unscaled",
+        """\
+        def fit(model, loader, optimizer, k):
+            model.train()
+            for i, (x, y) in enumerate(loader):
+                loss = model.loss(model(x), y)
+                loss.backward()
+                if not (i % k):
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [(5, "TW017")],
+    ),
+    Example(
+        # torch.mean() of the model's per-GPU losses is still the model's own loss
+        "the_mean_of_the_models_losses_unscaled",
+        """\
+        def fit(model, loader, optimizer, k):
+            for i, (x, y) in enumerate(loader):
+                loss, parts = model(x, y)
+                loss = torch.mean(loss)
+                loss.backward()
+                if (i + 1) % k == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [(5, "TW017")],
+    ),
+    Example(
+        # the adversarial loss's backward sits in an if of its own, beside the gated step
+        "an_extra_backward_in_an_if_beside_the_gated_step",
+        """\
+        def fit(model, loader, optimizer, k, adversarial):
+            for i, batch in enumerate(loader):
+                loss = model(**batch)[0] / k
+                loss.backward()
+                if adversarial:
+                    loss_adv = model(**perturbed(batch))[0]
+                    loss_adv.backward()
+                if (i + 1) % k == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [(7, "TW017")],
+    ),
+    Example(
+        # an auxiliary head's loss added with a literal weight: still no division by k
+        "an_auxiliary_loss_weighted_into_the_unscaled_loss",
+        """\
+        def fit(model, loader, optimizer, criterion, k):
+            for i, (x, y) in enumerate(loader):
+                logits, aux_logits = model(x)
+                loss = criterion(logits, y)
+                if aux_logits is not None:
+                    loss = loss + 0.4 * criterion(aux_logits, y)
+                loss.backward()
+                if k is None:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                elif (i + 1) % k == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [(7, "TW017")],
+    ),
+    Example(
+        "a_weighted_sum_divided_by_k",
+        """\
+        def fit(model, loader, optimizer, criterion, k):
+            for i, (x, y) in enumerate(loader):
+                logits, aux_logits = model(x)
+                loss = (criterion(logits, y) + 0.4 * criterion(aux_logits, y)) / k
+                loss.backward()
+                if (i + 1) % k == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        # the gradients are averaged by hand before the step
+        "gradients_divided_by_hand_before_the_step",
+        """\
+        def fit(model, loader, optimizer, criterion, k):
+            for i, (x, y) in enumerate(loader):
+                criterion(model(x), y).backward()
+                if (i + 1) % k == 0:
+                    for p in model.parameters():
+                        if p.grad is not None:
+                            p.grad /= k
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        "backward_and_step_in_two_arms_of_one_if",
+        """\
+        def fit(model, loader, optimizer, k):
+            for i, (x, y) in enumerate(loader):
+                loss = model(x, y)[0]
+                if i % k:
+                    loss.backward()
+                else:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        # a counter of the loop, set back to zero at each step, is the accumulation gate
+        "a_counter_gate_unscaled",
+        """\
+        def fit(model, loader, optimizer, criterion, accum_steps):
+            count = 0
+            for x, y in loader:
+                loss = criterion(model(x), y)
+                loss.backward()
+                count += 1
+                if count >= accum_steps:
+                    count = 0
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [(5, "TW017")],
+    ),
+    Example(
+        "a_counter_gate_scaled",
+        """\
+        def fit(model, loader, optimizer, criterion, accum_steps):
+            count = 0
+            for x, y in loader:
+                loss = criterion(model(x), y) / accum_steps
+                loss.backward()
+                count += 1
+                if count >= accum_steps:
+                    count = 0
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        # the backward() runs in a method the epoch loop calls, the step in the loop
+        "a_helper_of_the_file_backpropagates_each_batch",
+        """\
+        class Trainer:
+            def train_batch(self, x, y):
+                loss = F.cross_entropy(self.model(x), y)
+                loss.backward()
+                return loss.item()
+
+            def train_epoch(self, loader):
+                for i, (x, y) in enumerate(loader):
+                    self.train_batch(x, y)
+                    if (i + 1) % self.iter_size == 0:
+                        self.optimizer.step()
+                        self.optimizer.zero_grad()
+        """,
+        [(4, "TW017")],
+    ),
+    Example(
+        # a loss of unseen origin, and k divides nothing in the file
+        "k_divides_nothing_in_the_file",
+        """\
+        def fit(model, loader, optimizer, args):
+            steps_per_epoch = len(loader) / args.accumulation_steps
+            for step, batch in enumerate(loader):
+                results = model.train_step(batch)
+                loss = results["loss"]
+                loss.backward()
+                if (step + 1) % args.accumulation_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [(6, "TW017")],
+    ),
+    Example(
+        "k_divides_the_loss_through_another_name",
+        """\
+        def fit(model, loader, optimizer, args):
+            ga = args.accumulation_steps
+            for step, batch in enumerate(loader):
+                loss = model.train_step(batch)["loss"]
+                (loss / ga).backward()
+                if (step + 1) % args.accumulation_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        # compute_loss is handed k: it may divide by it
+        "k_handed_to_the_function_that_makes_the_loss",
+        """\
+        def fit(model, loader, optimizer, args):
+            for step, batch in enumerate(loader):
+                loss = compute_loss(model, batch, args.accumulation_steps)
+                loss.backward()
+                if (step + 1) % args.accumulation_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        # % 1 holds on every iteration: a step per batch
+        "a_gate_of_one_is_no_accumulation",
+        """\
+        def fit(model, loader, optimizer, criterion):
+            for i, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                loss.backward()
+                if (i + 1) % 1 == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        # the dict's losses divided by k in a loop over its items
+        "losses_of_a_dict_divided_over_its_items",
+        """\
+        def fit(model, loader, optimizer, args):
+            for step, batch in enumerate(loader):
+                loss = model(batch)
+                for key, value in loss.items():
+                    loss[key] = value / args.accumulation_steps
+                loss["lm"].backward()
+                if (step + 1) % args.accumulation_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        # the critics clear their gradients every update; the actor steps every d updates
+        "a_delayed_update_whose_other_losses_are_cleared_each_iteration",
+        """\
+        def update(agent, batches, d):
+            for i, batch in enumerate(batches):
+                for opt in agent.q_optimizers:
+                    opt.zero_grad()
+                q_loss = agent.q_loss(batch)
+                q_loss.backward()
+                if (i + 1) % d == 0:
+                    agent.policy_optimizer.zero_grad()
+                    agent.policy_loss(batch).backward()
+                for opt in agent.q_optimizers:
+                    opt.step()
+                if (i + 1) % d == 0:
+                    agent.policy_optimizer.step()
+        """,
+        [],
+    ),
+)
