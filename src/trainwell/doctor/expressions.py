@@ -65,6 +65,8 @@ class ExpressionWalker(CallResolution, CallEffects):
             # loss = model(batch), loss = out["loss"]: the model's own loss, as it gave it
             raw = self._from_model_output(value, value_node)
             value = Value(V.LOSS, flags=frozenset({V.UNSCALED}) if raw else frozenset())
+        if value is not None and value.kind == V.LOSS and self.surely_no_grad[-1]:
+            value = Value(V.TENSOR)  # a loss computed under torch.no_grad(): no graph
         self.env[name] = value
         self.bind_loops[name] = tuple(self.loop_stack)
         if self.cls is not None and name.startswith("self.") and name.count(".") == 1:

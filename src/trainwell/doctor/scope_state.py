@@ -139,6 +139,9 @@ class ScopeState:
         self._assigned: set[str] | None = None  # names assigned in the scope
         self.path: list[tuple[int, int]] = []
         self.no_grad_stack: list[bool] = [self._decorated_no_grad()]
+        # inside ``with torch.no_grad()`` / ``inference_mode()`` for sure (not a context that
+        # may or may not turn autograd off): what is computed there carries no graph
+        self.surely_no_grad: list[bool] = [False]
         self.grad_context_factories: set[str] = set()  # ctx = torch.no_grad
         self.grad_context_names: set[str] = set()  # ctx = torch.no_grad()
         self.returns: list[Value | None] = []

@@ -265,7 +265,11 @@ class StatementWalker(ExpressionWalker):
             if item.optional_vars is not None:
                 self.bind(item.optional_vars, value, item.context_expr)
         self.no_grad_stack.append(grad_off)
+        self.surely_no_grad.append(
+            self.surely_no_grad[-1] or any(_surely_no_grad(i.context_expr) for i in node.items)
+        )
         self.visit_block(node.body)
+        self.surely_no_grad.pop()
         self.no_grad_stack.pop()
 
     visit_AsyncWith = visit_With
@@ -378,6 +382,15 @@ class StatementWalker(ExpressionWalker):
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         return  # classes are indexed and their methods walked separately
+
+
+def _surely_no_grad(expr: ast.expr) -> bool:
+    """``torch.no_grad()``, ``torch.inference_mode()`` (not ``inference_mode(False)``)."""
+    if not (
+        isinstance(expr, ast.Call) and last_part(dotted(expr.func)) in {"no_grad", "inference_mode"}
+    ):
+        return False
+    return not any(isinstance(a, ast.Constant) and a.value is False for a in expr.args)
 
 
 def _instantiates_class(node: ast.expr) -> bool:

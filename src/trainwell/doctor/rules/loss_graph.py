@@ -331,6 +331,28 @@ TW011 = Rule(
             """,
             [(4, "TW011")],
         ),
+        Example(
+            # the validation sum takes losses made under no_grad (no graph); the training
+            # sum of the same name, after it, keeps every batch's graph
+            "a_sum_of_no_grad_losses_then_of_training_losses",
+            """\
+            def run(model, train_loader, val_loader, optimizer, epochs):
+                for epoch in range(epochs):
+                    sum_loss = 0
+                    for x, y in val_loader:
+                        with torch.no_grad():
+                            loss = F.cross_entropy(model(x), y)
+                        sum_loss += loss
+                    sum_loss = 0
+                    for x, y in train_loader:
+                        optimizer.zero_grad()
+                        loss = F.cross_entropy(model(x), y)
+                        loss.backward()
+                        optimizer.step()
+                        sum_loss += loss
+            """,
+            [(14, "TW011")],
+        ),
     ),
 )
 

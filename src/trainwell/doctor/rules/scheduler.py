@@ -175,6 +175,22 @@ TW004 = Rule(
             [],
         ),
         Example(
+            # milestones=self.arg.step: the same, as a config's --step 30 40
+            "milestones_named_step",
+            """\
+            def fit(self, model, loader, criterion):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                scheduler = MultiStepLR(optimizer, milestones=self.arg.step, gamma=0.1)
+                for epoch in range(self.arg.num_epoch):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    scheduler.step()
+            """,
+            [],
+        ),
+        Example(
             "milestones_in_iterations_per_epoch_stepped_per_epoch",
             """\
             def fit(model, loader, criterion, epochs):
