@@ -89,16 +89,15 @@ def collect_no_grad_candidates(w: ScopeWalker) -> None:
             f"{e.receiver}.eval() without torch.no_grad(): autograd records a "
             "graph for nothing"
         )
-        path = None
+        silenced_at = None
         if isinstance(forward, ForeignNode):
             # a helper of another file runs the forward: said here, at the call, where the
-            # caller can wrap it in no_grad
+            # caller can wrap it in no_grad (a noqa on the helper's forward still counts)
             line, col = getattr(via, "lineno", 1), getattr(via, "col_offset", 0) + 1
             message = f"{forward.func}() (in {forward.path}:{forward.lineno}): {message}"
-        finding = RawFinding("TW012", line, col, message, path)
-        if isinstance(forward, ForeignNode):
-            finding.silenced_at = (forward.path, forward.lineno)
-        if via is not forward and path is None and isinstance(via, ast.Call):
+            silenced_at = (forward.path, forward.lineno)
+        finding = RawFinding("TW012", line, col, message, silenced_at=silenced_at)
+        if via is not forward and silenced_at is None and isinstance(via, ast.Call):
             finding.at_call = _at_call(via, f"{dotted(via.func)}(...) runs {e.receiver}", message)
             finding.helper = _summary_at(w, via)
         w.fa.no_grad_candidates.append((_owner(w), finding))
