@@ -32,7 +32,7 @@ from . import values as V
 from ._astutil import Imports, dotted, last_part, names_in
 from .events import RawFinding, Summary
 from .foreign import Foreign, ForeignClass, ForeignNode
-from .mode_switch import TrainingSwitch, training_switch
+from .mode_switch import TrainingSwitch, training_switches
 from .scope_facts import ScopeFacts, scope_facts
 from .scope_state import ClassInfo, WalkHooks
 from .statements import StatementWalker
@@ -196,7 +196,7 @@ class FileAnalysis:
         self.switched_off: set[ast.AST] = set()
         # plain classes of other files instantiated here, by name (their methods' summaries)
         self.foreign_objects: dict[str, ForeignClass] = {}
-        self._switches: dict[ast.AST, TrainingSwitch | None] = {}
+        self._switches: dict[ast.AST, tuple[TrainingSwitch, ...]] = {}
         # what callers do with what the file's functions return (see HelperUses)
         self.helper_uses = HelperUses()
         self._facts: dict[ast.AST, ScopeFacts] = {}
@@ -300,11 +300,11 @@ class FileAnalysis:
         # run(loader, train=False): a caller may ask for its evaluation, under no_grad
         return not _trains_by_a_parameter(func)
 
-    def training_switch(
+    def training_switches(
         self, func: ast.FunctionDef | ast.AsyncFunctionDef
-    ) -> TrainingSwitch | None:
+    ) -> tuple[TrainingSwitch, ...]:
         if func not in self._switches:
-            self._switches[func] = training_switch(func, func in self.method_class)
+            self._switches[func] = training_switches(func, func in self.method_class)
         return self._switches[func]
 
     def _grad_sites(self, func: ast.AST) -> list[bool]:

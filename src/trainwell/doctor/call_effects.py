@@ -175,7 +175,7 @@ class CallEffects(ScopeState):
             self.emit(STEP, call, receiver=dotted(call.args[0]), amp=amp)
             return None
         if kind == V.OPTIMIZER:
-            self.emit(STEP, call, receiver=recv_name)
+            self.emit(STEP, call, receiver=recv_name, value=recv_val)
             return None
         if kind == V.SCHEDULER:
             self.emit(SCHED, call, receiver=recv_name, value=recv_val)
@@ -261,7 +261,8 @@ class CallEffects(ScopeState):
         if tail in V.OPTIMIZER_CLASSES:
             params = arg_vals[0] if arg_vals else None
             alias = params.alias if params is not None and params.kind == V.PARAMS else None
-            return Value(V.OPTIMIZER, cls=tail, alias=alias, node=call)
+            flags = frozenset({V.OVER_INPUTS}) if self._over_tensors(call) else frozenset()
+            return Value(V.OPTIMIZER, cls=tail, alias=alias, node=call, flags=flags)
         if tail in V.SCHEDULER_CLASSES:
             flags = V.scheduler_unit_flags(tail, call, self._lambda_names(call))
             return Value(V.SCHEDULER, cls=tail, flags=frozenset(flags), node=call)
@@ -303,6 +304,15 @@ class CallEffects(ScopeState):
             owner = last_part(qual.rsplit(".", 1)[0]) if "." in qual else ""
             return Value(V.MODEL) if "Model" in owner or "For" in owner else None
         return NOTHING
+
+    def _over_tensors(self, call: ast.Call) -> bool:
+        """``SGD([delta], lr=1)``: the optimizer updates plain tensors (an attack's
+        perturbation, an image being optimised), no model's parameters."""
+        first = call.args[0] if call.args else None
+        if not isinstance(first, (ast.List, ast.Tuple)) or not first.elts:
+            return False
+        values = [self.lookup(dotted(e)) if dotted(e) else None for e in first.elts]
+        return all(v is not None and v.kind == V.TENSOR for v in values)
 
     def _lambda_names(self, call: ast.Call) -> set[str]:
         fn = argument(call, 1, "lr_lambda")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from ._astutil import dotted, keyword
+from ._astutil import dotted, keyword, last_part
 from .events import BACKWARD, CALL, STEP, RawFinding, Summary, compatible
 from .foreign import ForeignClass, ForeignFunction
 from .mode_switch import is_known
@@ -127,10 +127,18 @@ class CallResolution(ScopeState):
         nothing, and its forwards with autograd on are inference (TW012, said here)."""
         if summary is None or not summary.trains:
             return summary
-        switch = self.fa.training_switch(func)
-        value = switch.value_at(call) if switch is not None else None
-        if switch is None or not is_known(value) or switch.trains_with(value) is not False:
+        switched = next(
+            (
+                (switch, value)
+                for switch in self.fa.training_switches(func)
+                for value in [switch.value_at(call)]
+                if is_known(value) and switch.trains_with(value) is False
+            ),
+            None,
+        )
+        if switched is None:
             return summary
+        switch, value = switched
         inference = replace(summary, backward=[], steps=[], train_loop=False, sched_steps=set())
         self.fa.switched_off.add(func)  # its inference is judged at such calls, not inside
         if not self._runs_inference(
@@ -305,9 +313,24 @@ _AUTOGRAD_SWITCHES = {"no_grad", "enable_grad", "set_grad_enabled", "inference_m
 
 
 def _sets_autograd(func: ast.AST) -> bool:
-    """The function names an autograd switch anywhere (it may turn autograd off itself)."""
+    """The function names an autograd switch that may turn autograd off for its forwards
+    (``with (enable_grad if train else no_grad)():``, ``set_grad_enabled(train)``). A plain
+    ``with torch.no_grad():`` block is not one: what runs inside it is known already."""
+    fixed = {
+        id(item.context_expr.func)
+        for node in ast.walk(func)
+        if isinstance(node, (ast.With, ast.AsyncWith))
+        for item in node.items
+        if isinstance(item.context_expr, ast.Call)
+        and not item.context_expr.args
+        and not item.context_expr.keywords
+        and last_part(dotted(item.context_expr.func)) in {"no_grad", "inference_mode"}
+    }
     return any(
-        (isinstance(n, ast.Attribute) and n.attr in _AUTOGRAD_SWITCHES)
-        or (isinstance(n, ast.Name) and n.id in _AUTOGRAD_SWITCHES)
+        id(n) not in fixed
+        and (
+            (isinstance(n, ast.Attribute) and n.attr in _AUTOGRAD_SWITCHES)
+            or (isinstance(n, ast.Name) and n.id in _AUTOGRAD_SWITCHES)
+        )
         for n in ast.walk(func)
     )

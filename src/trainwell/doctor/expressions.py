@@ -254,6 +254,13 @@ class ExpressionWalker(CallResolution, CallEffects):
 
     def ev_call(self, call: ast.Call) -> Value | None:
         func = call.func
+        if (
+            isinstance(func, ast.Name)
+            and func.id in self.class_aliases
+            and self.lookup(func.id) is None
+        ):  # agent = RNDAgent; agent(...): the class's call
+            func = self.class_aliases[func.id]
+            call = ast.copy_location(ast.Call(func, call.args, call.keywords), call)
         qual = self.fa.imports.resolve(func)
         recv_node: ast.expr | None = None
         recv_val: Value | None = None

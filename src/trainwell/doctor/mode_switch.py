@@ -52,9 +52,9 @@ class TrainingSwitch:
             if id(node) not in wanted:
                 continue
             arms = [
-                (_evaluate(test, env, aliases), arm)
+                (_evaluate(term, env, aliases), term_arm)
                 for test, arm in parents
-                if _mentions(test, [self.param], aliases) is not None
+                for term, term_arm in _terms(test, arm, [self.param], aliases)
             ]
             if all(taken is _UNKNOWN or bool(taken) == arm for taken, arm in arms):
                 return True
@@ -78,33 +78,55 @@ def is_known(value: object) -> bool:
     return value is not _UNKNOWN
 
 
-def training_switch(
+def training_switches(
     func: ast.FunctionDef | ast.AsyncFunctionDef, method: bool
-) -> TrainingSwitch | None:
-    """The parameter that decides whether ``func`` trains, if every backward() depends on it."""
+) -> tuple[TrainingSwitch, ...]:
+    """The parameters that each decide whether ``func`` trains: every backward() sits under
+    an if arm that a test of the parameter alone rules out (``if is_train and not first:``
+    depends on ``is_train`` and on ``first``, either of which can switch it off)."""
     args = [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
     names = [a.arg for a in args]
     if method and names and names[0] in {"self", "cls"}:
         names = names[1:]
     aliases = _aliases(func, set(names))
-    guards: list[Guard] = []
-    params: set[str] = set()
+    guards: list[tuple[tuple[str, ast.expr, bool], ...]] = []
     for node, parents in _walk_with_ifs(func.body, ()):
         if not _is_backward(node):
             continue
         guard = tuple(
-            (test, arm) for test, arm in parents if _mentions(test, names, aliases) is not None
+            (_mentions(term, names, aliases), term, term_arm)
+            for test, arm in parents
+            for term, term_arm in _terms(test, arm, names, aliases)
         )
         if not guard:
-            return None  # this backward() runs whatever the arguments
-        params |= {_mentions(test, names, aliases) for test, _ in guard}  # type: ignore[misc]
-        guards.append(guard)
-    if len(params) != 1 or not guards:
-        return None
-    param = params.pop()
-    return TrainingSwitch(
-        param, names.index(param), _default_of(func, param), tuple(guards), tuple(aliases.items())
+            return ()  # this backward() runs whatever the arguments
+        guards.append(guard)  # type: ignore[arg-type]
+    if not guards:
+        return ()
+    shared = set.intersection(*({param for param, _, _ in guard} for guard in guards))
+    return tuple(
+        TrainingSwitch(
+            param,
+            names.index(param),
+            _default_of(func, param),
+            tuple(tuple((t, a) for p, t, a in guard if p == param) for guard in guards),
+            tuple(aliases.items()),
+        )
+        for param in names
+        if param in shared
     )
+
+
+def _terms(test: ast.expr, arm: bool, params: list[str], aliases: dict):
+    """The parts of an if test, each on one parameter, that must hold (with the arm) for the
+    arm to run: ``a and b`` taken needs both, ``a or b`` not taken needs neither."""
+    if _mentions(test, params, aliases) is not None:
+        yield test, arm
+    elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        yield from _terms(test.operand, not arm, params, aliases)
+    elif isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) == arm:
+        for value in test.values:
+            yield from _terms(value, arm, params, aliases)
 
 
 def _is_backward(node: ast.AST) -> bool:

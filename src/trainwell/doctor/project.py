@@ -13,6 +13,7 @@ facts are being computed is treated as unknown.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -148,11 +149,52 @@ class ProjectIndex:
                         continue
                     facts = self._facts_of(self.resolve(importer, node.module, node.level))
                     symbol = facts.get(alias.name) if facts is not None else None
+                    if symbol is None and facts is None:
+                        symbol = self._defined_in_folder(importer, node, alias.name)
                     if symbol is not None:
                         foreign.names[local] = symbol
         for name, symbol in starred.items():
             foreign.names.setdefault(name, symbol)
         return foreign if foreign.names or foreign.modules else None
+
+    def _defined_in_folder(self, importer: Path, node: ast.ImportFrom, name: str) -> Symbol | None:
+        """``from core.utils import Trainer`` where ``core/utils/`` is a folder of the project
+        whose ``__init__.py`` is not there (a partial checkout, a gist of a few files): the
+        package re-exports ``Trainer`` from one of its modules, so the one module of the
+        folder that defines it at top level stands for it."""
+        folder = self._folder(importer, node.module or "", node.level)
+        if folder is None:
+            return None
+        defines = re.compile(rf"^(?:class|def)\s+{re.escape(name)}\b", re.MULTILINE)
+        found = []
+        for file in sorted(folder.glob("*.py")):
+            try:
+                if defines.search(file.read_text(encoding="utf-8", errors="replace")):
+                    found.append(file.resolve())
+            except OSError:
+                continue
+        if len(found) != 1 or found[0] == importer:
+            return None  # none, or two modules that could be meant
+        facts = self._facts_of(found[0])
+        return facts.symbols.get(name) if facts is not None else None
+
+    def _folder(self, importer: Path, module: str, level: int) -> Path | None:
+        """The project folder without ``__init__.py`` that ``module`` names, if any."""
+        parts = module.split(".") if module else []
+        if any(not part.isidentifier() for part in parts):
+            return None
+        if level:
+            bases = [importer.parents[level - 1]] if level <= len(importer.parents) else []
+        elif not parts or parts[0] in {"torch", "trainwell"}:
+            return None
+        else:
+            own = [f.parent for f in importer.parents if f.name == parts[0]]
+            bases = [importer.parent, *own, *list(importer.parents)[1:3]]
+        for base in bases:
+            folder = base.joinpath(*parts)
+            if folder.is_dir() and not (folder / "__init__.py").is_file():
+                return folder
+        return None
 
     def _public_symbols(self, importer: Path, node: ast.ImportFrom) -> dict[str, Symbol]:
         """What ``from module import *`` binds: the module's names without a leading _."""

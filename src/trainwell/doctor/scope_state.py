@@ -155,6 +155,7 @@ class ScopeState:
         self.local_funcs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         self.func_aliases: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}  # f = my_fn
         self.alias_choices: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        self.class_aliases: dict[str, ast.expr] = {}  # agent = RNDAgent; agent(...)
         self.is_step_fn = func is not None and func in fa.step_fns
         self.params: list[str] = []
         self._ids = itertools.count()

@@ -18,6 +18,7 @@ from ._astutil import argument, block_terminates, dotted, last_part, names_in
 from .call_effects import ITER_WRAPPERS
 from .events import EVAL, ZERO, IfInfo, LoopInfo
 from .expressions import ExpressionWalker, binop_value
+from .foreign import ForeignClass
 from .scope_state import GRAD_CONTEXTS, container_of
 from .values import Value, merge_binding, value_from_name
 
@@ -66,6 +67,7 @@ class StatementWalker(ExpressionWalker):
                     self.alias_choices.setdefault(target.id, []).append(aliased)
                 else:
                     self.func_aliases.pop(target.id, None)
+                self._note_class_alias(target.id, value_node)
         chained_eval = _chained_eval(value_node)
         if chained_eval is not None and value is None:
             value = Value(V.MODEL)  # only modules have .eval()
@@ -93,6 +95,21 @@ class StatementWalker(ExpressionWalker):
             if chained_eval is not None and dotted(target):
                 # enc = Encoder(...).eval(): the new model starts in eval mode
                 self.emit(EVAL, chained_eval, receiver=self.model_key(dotted(target)))
+
+    def _note_class_alias(self, name: str, value_node: ast.expr) -> None:
+        """``agent = RNDAgent`` (a class of this file or of the project, not an instance):
+        a later ``agent(...)`` builds an ``RNDAgent``."""
+        if self._names_a_class(value_node):
+            self.class_aliases[name] = value_node
+        else:
+            self.class_aliases.pop(name, None)
+
+    def _names_a_class(self, node: ast.expr) -> bool:
+        if not isinstance(node, (ast.Name, ast.Attribute)) or dotted(node) in self.env:
+            return False
+        if isinstance(node, ast.Name) and node.id in self.fa.classes:
+            return True
+        return isinstance(self._resolve_foreign(node), ForeignClass)
 
     def _evident_elements(self, target: ast.Tuple | ast.List) -> None:
         """``(encoder, head) = get_model(opt)``: an element the file uses as a module

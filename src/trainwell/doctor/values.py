@@ -43,6 +43,7 @@ PER_STEP = "per_step"  # scheduler configured in optimizer steps
 FROM_LOADER = "from_loader"  # tensor unpacked from a DataLoader batch
 FP16 = "fp16"  # a trainwell.Precision known to scale the loss (mode "fp16"): a GradScaler
 ENUMERATED = "enumerated"  # loader wrapped in enumerate(): yields (index, batch)
+OVER_INPUTS = "over_inputs"  # optimizer over plain tensors (an attack's delta, an image)
 
 
 @dataclass(frozen=True)

@@ -126,7 +126,8 @@ def summarize(w: ScopeWalker) -> Summary:
     for e in w.events:
         if e.kind == BACKWARD:
             summary.backward.append(e.node)
-        elif e.kind == STEP:
+        elif e.kind == STEP and not (e.value is not None and V.OVER_INPUTS in e.value.flags):
+            # (an optimizer over plain tensors, an attack's delta, trains no model)
             summary.steps.append(e.node)
             summary.train_loop = summary.train_loop or bool(e.loops)
         elif e.kind == ZERO:

@@ -228,4 +228,33 @@ MORE_EXAMPLES = (
             """,
         [(23, "TW010")],
     ),
+    Example(
+        # the attack optimises its perturbation with an optimizer of its own (DDN): stepping
+        # SGD([delta]) trains no model, and the model's own step comes after its train()
+        "an_attack_that_steps_an_optimizer_over_its_perturbation",
+        """\
+        class DDN:
+            def attack(self, model, x, y):
+                delta = torch.zeros_like(x, requires_grad=True)
+                optimizer = torch.optim.SGD([delta], lr=1)
+                for _ in range(self.steps):
+                    loss = -F.cross_entropy(model(x + delta), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return (x + delta).detach()
+
+        attacker = DDN()
+        for epoch in range(epochs):
+            model.train()
+            for x, y in loader:
+                model.eval()
+                adv = attacker.attack(model, x, y)
+                model.train()
+                optimizer.zero_grad()
+                F.cross_entropy(model(adv), y).backward()
+                optimizer.step()
+        """,
+        [],
+    ),
 )

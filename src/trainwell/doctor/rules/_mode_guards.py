@@ -6,7 +6,8 @@ import ast
 
 from .._astutil import dotted
 from ..analysis import ScopeWalker
-from ..events import BACKWARD, CALL, STEP, Event
+from ..events import BACKWARD, CALL, STEP, Event, Summary
+from ..foreign import ForeignNode
 from ._common import backward_only_call, caller_key
 
 
@@ -98,7 +99,15 @@ def runs(e: Event, key: str) -> bool:
     if key in e.args:
         return True
     touched = set(e.summary.forwards) | set(e.summary.modes) | set(e.summary.sched_steps)
+    if not touched and _of_another_file(e.summary):
+        # another file's function keeps only what it does to its parameters: a helper that
+        # trains a head of its own (``train_clf(X, y, ...)``) runs none of the caller's models
+        return False
     return any(caller_key(e, k) in {key, None} for k in touched) or not touched
+
+
+def _of_another_file(summary: Summary) -> bool:
+    return any(isinstance(n, ForeignNode) for n in (*summary.backward, *summary.steps))
 
 
 # the model's own training step, and its mode, come after an attack's backward()

@@ -33,6 +33,7 @@ from ._common import (
     is_module_method,
     is_training,
 )
+from ._no_grad_binding_examples import BINDING_EXAMPLES
 from ._no_grad_call_examples import CALL_EXAMPLES
 from ._no_grad_examples import EXAMPLES
 from ._registry import Rule, scope_check
@@ -59,7 +60,7 @@ TW012 = Rule(
     "with torch.no_grad():\n"
     "    for x, y in val_loader:\n"
     "        preds = model(x).argmax(1)\n",
-    examples=EXAMPLES + CALL_EXAMPLES,
+    examples=EXAMPLES + CALL_EXAMPLES + BINDING_EXAMPLES,
 )
 
 

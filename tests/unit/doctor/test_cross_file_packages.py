@@ -1,0 +1,127 @@
+"""Cross-file facts through package folders and through other files' training helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.unit.doctor.test_cross_file import found, write
+
+TRAINER = """
+import torch
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train(self, loader):
+        self.model.train()
+        for x, y in loader:
+            self.opt.zero_grad()
+            torch.nn.functional.cross_entropy(self.model(x), y).backward()
+            self.opt.step()
+
+    def eval(self, loader):
+        self.model.eval()
+        correct = 0
+        for x, y in loader:
+            correct += (self.model(x).argmax(1) == y).sum().item()
+        return correct
+"""
+
+SCRIPT = """
+import torch
+
+from core.utils import Trainer
+
+trainer = Trainer(torch.nn.Linear(4, 2))
+for epoch in range(3):
+    trainer.train(train_loader)
+    acc = trainer.eval(test_loader)
+"""
+
+
+def test_a_package_folder_without_its_init_stands_for_its_one_module(tmp_path: Path) -> None:
+    """``from core.utils import Trainer`` where ``core/utils/__init__.py`` is not there (a
+    partial checkout): the one module of the folder that defines Trainer is meant."""
+    write(tmp_path, "core/utils/train.py", TRAINER)
+    write(tmp_path, "core/utils/context.py", "def ctx():\n    return None\n")
+    script = write(tmp_path, "train.py", SCRIPT)
+    assert found([script]) == {("train.py", 8, "TW012")}
+
+
+def test_two_modules_that_define_the_name_leave_it_unknown(tmp_path: Path) -> None:
+    write(tmp_path, "core/utils/train.py", TRAINER)
+    write(tmp_path, "core/utils/other.py", TRAINER)
+    script = write(tmp_path, "train.py", SCRIPT)
+    assert found([script]) == set()
+
+
+def test_a_package_init_that_exports_nothing_is_not_bypassed(tmp_path: Path) -> None:
+    write(tmp_path, "core/__init__.py", "")
+    write(tmp_path, "core/utils/__init__.py", "")
+    write(tmp_path, "core/utils/train.py", TRAINER)
+    script = write(tmp_path, "train.py", SCRIPT)
+    assert found([script]) == set()
+
+
+PROBE = """
+import torch
+
+
+def encode(loader, net):
+    net.eval()
+    with torch.no_grad():
+        return torch.cat([net(x) for x, _ in loader])
+
+
+def train_head(features, labels, dim, classes):
+    head = torch.nn.Linear(dim, classes)
+    opt = torch.optim.LBFGS(head.parameters())
+    for _ in range(100):
+        def closure():
+            opt.zero_grad()
+            loss = torch.nn.functional.cross_entropy(head(features), labels)
+            loss.backward()
+            return loss
+        opt.step(closure)
+    return head
+"""
+
+PRETRAIN = """
+import torch
+
+from probe import encode, train_head
+
+net = torch.nn.Linear(4, 8)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+
+
+def train(epoch):
+    net.train()
+    for x in loader:
+        opt.zero_grad()
+        net(x).pow(2).mean().backward()
+        opt.step()
+
+
+for epoch in range(10):
+    train(epoch)
+    features = encode(probe_loader, net)
+    head = train_head(features, labels, {dim}, 3)
+"""
+
+
+def test_another_files_helper_that_trains_its_own_head_runs_no_caller_model(
+    tmp_path: Path,
+) -> None:
+    """The linear probe of another file trains a head it builds itself: the encoder the
+    caller left in eval() is not trained there (train(epoch) restores it next epoch)."""
+    write(tmp_path, "probe.py", PROBE)
+    script = write(tmp_path, "pretrain.py", PRETRAIN.format(dim=8))
+    assert found([script]) == set()
+    # handed the encoder itself, the helper may train it in eval mode
+    write(tmp_path, "probe.py", PROBE.replace("head = torch.nn.Linear(dim, classes)", "head = dim"))
+    script = write(tmp_path, "pretrain.py", PRETRAIN.format(dim="net"))
+    assert found([script]) == {("pretrain.py", 19, "TW010")}  # at the eval() helper's call
