@@ -32,7 +32,7 @@ from . import values as V
 from ._astutil import Imports, dotted, last_part, names_in
 from .events import RawFinding, Summary
 from .foreign import Foreign, ForeignClass, ForeignNode
-from .mode_switch import TrainingSwitch, training_switches
+from .mode_switch import TrainingSwitch, forward_no_grad_switch, training_switches
 from .scope_facts import ScopeFacts, scope_facts
 from .scope_state import ClassInfo, WalkHooks
 from .statements import StatementWalker
@@ -399,6 +399,9 @@ class FileAnalysis:
         needs_grad = frozenset({V.NEEDS_GRAD}) if self._needs_grad(info) else frozenset()
         if "forward" not in info.methods:
             return needs_grad
+        switch = forward_no_grad_switch(info.methods["forward"])
+        if switch is not None:  # forward(batch, is_eval=True) runs under no_grad itself
+            needs_grad |= {switch}
         summary = self.summary_of(info.methods["forward"])
         if summary is None or summary.returns is None:
             return needs_grad

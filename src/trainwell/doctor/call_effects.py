@@ -31,6 +31,7 @@ from .events import (
     ZERO,
     Summary,
 )
+from .mode_switch import switches_off_grad
 from .scope_facts import is_strategy
 from .scope_state import NOTHING, ScopeState, arg_names, container_of
 from .values import Value
@@ -123,6 +124,11 @@ class CallEffects(ScopeState):
         if recv.kind == V.LOSS:
             if method in V.GRAPH_CUTTING:
                 return Value(V.NUMBER)
+            if method in {"div", "true_divide", "mul"} and call.args:
+                # loss.div(accum_steps): as loss / accum_steps
+                weighted = method == "mul" and isinstance(call.args[0], ast.Constant)
+                flags = (recv.flags - {V.UNSCALED}) | {V.SCALED}
+                return Value(V.LOSS, flags=flags | ({V.WEIGHTED} if weighted else set()))
             return recv if method in V.GRAPH_PRESERVING else None
         if recv.kind == V.TENSOR:
             if method == "log" and V.SOFTMAX in recv.flags:
@@ -278,7 +284,8 @@ class CallEffects(ScopeState):
             return Value(V.LOADER)
         if is_loss_class(tail):
             return Value(V.CRITERION, cls=tail)
-        if tail in V.MODEL_WRAPPERS and arg_vals and arg_vals[0] is not None:
+        wrapper = tail in V.MODEL_WRAPPERS or bool(V.WRAPPER_CLASS.search(tail))
+        if wrapper and arg_vals and arg_vals[0] is not None:
             inner = arg_vals[0]
             if inner.kind == V.MODEL:
                 alias = inner.alias or self.model_key(dotted(call.args[0]))
@@ -334,7 +341,10 @@ class CallEffects(ScopeState):
         if callee.kind == V.MODEL:
             if callee.cls in _SOFTMAX_MODULES:
                 return Value(V.TENSOR, flags=frozenset({_SOFTMAX_MODULES[callee.cls]}))
-            self.emit(FORWARD, call, receiver=self.model_key(dotted(call.func)))
+            forward = self.emit(FORWARD, call, receiver=self.model_key(dotted(call.func)))
+            flags = callee.flags or self.fa.forward_flags(callee.cls)
+            if switches_off_grad(flags, call):
+                forward.no_grad = True  # model(batch, is_eval=True): no_grad inside forward()
             return self._model_output(callee)
         if callee.kind == V.CRITERION:
             self._at_loss_call(call, callee.cls, arg_vals[0] if arg_vals else None)

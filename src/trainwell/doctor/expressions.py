@@ -189,6 +189,8 @@ class ExpressionWalker(CallResolution, CallEffects):
         if isinstance(node, ast.Subscript):
             base = self.ev(node.value)
             self.ev(node.slice)
+            if base is not None and base.kind == V.LOSS and _names_no_loss(node.slice):
+                return None  # losses["predicted_labels"]: what the loss function also hands back
             return _subscript_value(base)
         if isinstance(node, ast.Constant):
             return Value(V.NUMBER) if isinstance(node.value, (int, float)) else None
@@ -283,7 +285,9 @@ class ExpressionWalker(CallResolution, CallEffects):
         method = self._instance_method(recv_val, func) or self._dunder_call(func)
         if method is not None:  # agent.select_action(s): a method of a class of this file
             return self._local_call(call, method, True, arg_vals, kw_vals, instance=True)
-        foreign_method = self._foreign_method(recv_val, func)
+        foreign_method = self._foreign_method(recv_val, func) or self._foreign_dunder_call(func)
+        if foreign_method is None and self.cls is not None and dotted(recv_node) == "self":
+            foreign_method = self._inherited_method(self.cls.node, func.attr)  # type: ignore[union-attr]
         if foreign_method is not None:  # engine.eval(x, y): engine = Trainer(...) elsewhere
             return self._foreign_call(call, foreign_method, arg_vals, kw_vals)
         foreign = self._resolve_foreign(func)
@@ -363,16 +367,39 @@ class ExpressionWalker(CallResolution, CallEffects):
         info = self.fa.classes.get(value.cls or "")
         return info.methods.get("__call__") if info is not None else None
 
+    def _foreign_dunder_call(self, func: ast.expr) -> ForeignFunction | None:
+        """``inferer(df)``: ``__call__`` of an instance of a plain class of another file."""
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return None
+        value = self.lookup(dotted(func) or "")
+        if value is None or value.kind != V.OBJECT or value.cls in self.fa.classes:
+            return None
+        foreign = self.fa.foreign_objects.get(value.cls or "")
+        return foreign.methods.get("__call__") if foreign is not None else None
+
     def _foreign_method(self, receiver: Value | None, func: ast.expr) -> ForeignFunction | None:
         """The method ``obj.m`` calls when ``obj`` is an instance of a class of another file."""
         if receiver is None or not isinstance(func, ast.Attribute):
             return None
         if receiver.kind == V.MODEL and not _followed_model_method(func.attr):
             return None  # model.encode(x), model.parameters(): its forward, nn.Module's own
-        if receiver.kind not in {V.OBJECT, V.MODEL} or receiver.cls in self.fa.classes:
+        if receiver.kind not in {V.OBJECT, V.MODEL}:
             return None
+        if receiver.cls in self.fa.classes:
+            return self._inherited_method(self.fa.classes[receiver.cls].node, func.attr)
         foreign = self.fa.foreign_objects.get(receiver.cls or "")
         return foreign.methods.get(func.attr) if foreign is not None else None
+
+    def _inherited_method(self, cls: ast.ClassDef, attr: str) -> ForeignFunction | None:
+        """``self._save(...)`` in ``class SeqGANInstructor(BasicInstructor)``: a method the
+        class inherits from a class of another file (one it does not override)."""
+        if attr in self.fa.classes[cls.name].methods:
+            return None
+        for base in cls.bases:
+            foreign = self._resolve_foreign(base)
+            if isinstance(foreign, ForeignClass) and attr in foreign.methods:
+                return foreign.methods[attr]
+        return None
 
     def _own_method(self, receiver: Value | None, attr: str) -> bool:
         """``attr`` is a method that the class of ``receiver`` (a model of this file) defines."""
@@ -519,3 +546,16 @@ def _arithmetic_on_a_number(node: ast.expr | None) -> bool:
         return False
     sides = (node.left, node.right)
     return any(_to_number(None, side) or _arithmetic_on_a_number(side) for side in sides)
+
+
+# an entry of a loss function's dict that is not a loss: predictions, labels, a metric
+_NOT_A_LOSS_KEY = re.compile(r"pred|label|logit|output|prob|score|acc|target|sample", re.I)
+
+
+def _names_no_loss(key: ast.expr) -> bool:
+    return (
+        isinstance(key, ast.Constant)
+        and isinstance(key.value, str)
+        and "loss" not in key.value.lower()
+        and bool(_NOT_A_LOSS_KEY.search(key.value))
+    )

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from .values import NO_GRAD_WHEN
+
 _UNKNOWN = object()
 Guard = tuple[tuple[ast.expr, bool], ...]  # the enclosing tests and the arm taken
 
@@ -263,3 +265,56 @@ def _compare(op: ast.cmpop, left: object, right: object) -> object:
     except TypeError:
         return _UNKNOWN
     return _UNKNOWN
+
+
+def forward_no_grad_switch(forward: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The flag of a forward() that runs its computation under no_grad when one parameter
+    says so: its body is an ``if`` on that parameter, one arm of which only switches modes
+    and runs ``with torch.no_grad():`` blocks."""
+    names = [
+        a.arg for a in [*forward.args.posonlyargs, *forward.args.args, *forward.args.kwonlyargs]
+    ]
+    names = [n for n in names if n not in {"self", "cls"}]
+    aliases = _aliases(forward, set(names))
+    for stmt in forward.body:
+        if not isinstance(stmt, ast.If):
+            continue
+        param = _mentions(stmt.test, names, aliases)
+        if param is None:
+            continue
+        for arm, taken in ((stmt.body, True), (stmt.orelse, False)):
+            if arm and all(_without_grad(s) for s in arm):
+                for value in (True, False):
+                    if bool(_evaluate(stmt.test, {param: value}, aliases)) == taken:
+                        return f"{NO_GRAD_WHEN}{param}={value!r}"
+    return None
+
+
+def _without_grad(stmt: ast.stmt) -> bool:
+    """A statement of a no-grad arm: ``self.eval()``, a ``with torch.no_grad():`` block."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        return isinstance(func, ast.Attribute) and func.attr in {"eval", "train"}
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return all(
+            isinstance(item.context_expr, ast.Call)
+            and isinstance(item.context_expr.func, (ast.Attribute, ast.Name))
+            and (
+                getattr(item.context_expr.func, "attr", None)
+                or getattr(item.context_expr.func, "id", None)
+            )
+            in {"no_grad", "inference_mode"}
+            for item in stmt.items
+        )
+    return isinstance(stmt, ast.Pass)
+
+
+def switches_off_grad(flags: frozenset[str], call: ast.Call) -> bool:
+    """The model call passes the literal its forward() turns autograd off with."""
+    for flag in flags:
+        if flag.startswith(NO_GRAD_WHEN):
+            param, _, value = flag[len(NO_GRAD_WHEN) :].partition("=")
+            passed = next((kw.value for kw in call.keywords if kw.arg == param), None)
+            if passed is not None and repr(_literal(passed)) == value:
+                return True
+    return False

@@ -72,13 +72,13 @@ class StatementWalker(ExpressionWalker):
         if chained_eval is not None and value is None:
             value = Value(V.MODEL)  # only modules have .eval()
         if (
-            value is None
-            and _instantiates_class(value_node)
+            (value is None or value.kind == V.OUTPUT)  # (model_cls(...) read as a forward)
+            and (_instantiates_class(value_node) or self._calls_own_function(value_node))
             and any(dotted(t) in self.fa.evident_models for t in node.targets)
         ):
             # G = GeneratorResNet() from ``from models import *``, self.actor =
-            # policy_class(...): the class is out of sight, but G.eval() / G.parameters()
-            # elsewhere in the file say it is a module
+            # policy_class(...), net = model_unet(U_Net, 3, 1): the class is out of sight,
+            # but G.eval() / G.parameters() elsewhere in the file say it is a module
             value = Value(V.MODEL)
         for target in node.targets:
             if (
@@ -98,18 +98,31 @@ class StatementWalker(ExpressionWalker):
 
     def _note_class_alias(self, name: str, value_node: ast.expr) -> None:
         """``agent = RNDAgent`` (a class of this file or of the project, not an instance):
-        a later ``agent(...)`` builds an ``RNDAgent``."""
+        a later ``agent(...)`` builds an ``RNDAgent``; ``act = F.relu``: ``act(x)`` is
+        ``F.relu(x)``."""
         if self._names_a_class(value_node):
             self.class_aliases[name] = value_node
         else:
             self.class_aliases.pop(name, None)
 
     def _names_a_class(self, node: ast.expr) -> bool:
+        """A class (``RNDAgent``), or a torch function (``activation = F.relu``)."""
         if not isinstance(node, (ast.Name, ast.Attribute)) or dotted(node) in self.env:
             return False
         if isinstance(node, ast.Name) and node.id in self.fa.classes:
             return True
+        qual = self.fa.imports.resolve(node) or ""
+        if qual.startswith("torch.") and last_part(qual)[:1].islower():
+            return True
         return isinstance(self._resolve_foreign(node), ForeignClass)
+
+    def _calls_own_function(self, node: ast.expr) -> bool:
+        """``model_unet(U_Net, 3, 1)``: a call of a function of this file."""
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in self.fa.functions
+        )
 
     def _evident_elements(self, target: ast.Tuple | ast.List) -> None:
         """``(encoder, head) = get_model(opt)``: an element the file uses as a module

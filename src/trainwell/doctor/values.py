@@ -43,6 +43,8 @@ PER_STEP = "per_step"  # scheduler configured in optimizer steps
 FROM_LOADER = "from_loader"  # tensor unpacked from a DataLoader batch
 FP16 = "fp16"  # a trainwell.Precision known to scale the loss (mode "fp16"): a GradScaler
 ENUMERATED = "enumerated"  # loader wrapped in enumerate(): yields (index, batch)
+NO_GRAD_WHEN = "no_grad_when:"  # a model flag: the parameter and literal (repr) with which
+# its forward() turns autograd off itself (``forward(batch, is_eval=True)``)
 OVER_INPUTS = "over_inputs"  # optimizer over plain tensors (an attack's delta, an image)
 
 
@@ -87,7 +89,10 @@ def merge_binding(a: Value | None, b: Value | None) -> Value | None:
     if joined is None and (a is None) != (b is None):
         known = a if a is not None else b
         if known is not None and known.kind == MODEL:
-            return Value(MODEL)
+            # the class is unknown; a forward that turns autograd off itself still does
+            return Value(
+                MODEL, flags=frozenset(f for f in known.flags if f.startswith(NO_GRAD_WHEN))
+            )
         if known is not None and known.kind == OBJECT and known.cls:
             return known  # if val_set: self.stopper = EarlyStopping(): the stopper, if any
     return joined
@@ -114,6 +119,8 @@ TENSOR_FACTORIES = {
     "from_numpy", "as_tensor", "stack", "cat", "linspace", "eye", "randn_like", "rand_like",
     "zeros_like", "ones_like", "full_like", "empty_like", "randperm", "normal",
 }  # fmt: skip
+# a project's own wrapper of the model (CustomDataParallel(model), CPUWrapperASR(model))
+WRAPPER_CLASS = re.compile(r"DataParallel$|^[A-Z]\w*Wrapper")
 MODEL_WRAPPERS = {
     "DataParallel", "DistributedDataParallel", "DDP", "FSDP", "FullyShardedDataParallel",
     "compile",
@@ -147,7 +154,8 @@ MODULE_SELF_METHODS = {
 }  # fmt: skip
 
 _FACTORY = re.compile(
-    r"(make|build|create|get|load|init|new|setup|prepare|construct|define)_", re.I
+    r"(make|build|create|get|load|init|new|setup|prepare|construct|define|unwrap|wrap|save|restore|copy|clone|freeze|export|reset|update|sync|average|print|log)_",
+    re.I,
 )
 _NAME_HEURISTICS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^(optimi[sz]er|optim|opt)(_?[a-z0-9]+)?$|optimi[sz]er$|_opt$", re.I), OPTIMIZER),

@@ -125,3 +125,88 @@ def test_another_files_helper_that_trains_its_own_head_runs_no_caller_model(
     write(tmp_path, "probe.py", PROBE.replace("head = torch.nn.Linear(dim, classes)", "head = dim"))
     script = write(tmp_path, "pretrain.py", PRETRAIN.format(dim="net"))
     assert found([script]) == {("pretrain.py", 19, "TW010")}  # at the eval() helper's call
+
+
+BASE = """
+import torch
+
+
+class BaseTrainer:
+    def evaluate(self, loader):
+        self.model.eval()
+        return sum((self.model(x).argmax(1) == y).sum().item() for x, y in loader)
+"""
+
+SUBCLASS = """
+import torch
+
+from base import BaseTrainer
+
+
+class Trainer(BaseTrainer):
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def fit(self, loader, val_loader):
+        for epoch in range(3):
+            self.model.train()
+            for x, y in loader:
+                self.opt.zero_grad()
+                torch.nn.functional.cross_entropy(self.model(x), y).backward()
+                self.opt.step()
+            print(self.evaluate(val_loader))
+"""
+
+
+def test_a_method_inherited_from_a_class_of_another_file(tmp_path: Path) -> None:
+    """``self.evaluate(...)`` that the class inherits from another file's base class runs
+    that base's method: its evaluation without no_grad is said at the call."""
+    write(tmp_path, "base.py", BASE)
+    script = write(tmp_path, "train.py", SUBCLASS)
+    assert found([script]) == {("train.py", 18, "TW012")}
+    # overridden here: the subclass's own method is the one that runs
+    own = (
+        SUBCLASS
+        + """
+    def evaluate(self, loader):
+        self.model.eval()
+        with torch.no_grad():
+            return [self.model(x) for x, _ in loader]
+"""
+    )
+    script = write(tmp_path, "train.py", own)
+    assert found([script]) == set()
+
+
+INFERER = """
+import torch
+
+
+class Inferer:
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, loader):
+        with torch.no_grad():
+            self.model.eval()
+        return [self.model(x).argmax(1).tolist() for x in loader]
+"""
+
+
+def test_calling_an_object_of_another_files_class_runs_its_dunder_call(tmp_path: Path) -> None:
+    """``inferer(df)`` runs ``Inferer.__call__`` of another file: its forward runs after
+    the ``with torch.no_grad()`` that only held the eval() has closed."""
+    write(tmp_path, "infer.py", INFERER)
+    script = write(
+        tmp_path,
+        "run.py",
+        "import torch\n\nfrom infer import Inferer\n\n"
+        "inferer = Inferer(torch.nn.Linear(4, 2))\npredictions = inferer(loader)\n",
+    )
+    assert found([script]) == {("run.py", 6, "TW012")}
+    wrapped = script.read_text().replace(
+        "predictions = inferer(loader)", "with torch.no_grad():\n    predictions = inferer(loader)"
+    )
+    script.write_text(wrapped)
+    assert found([script]) == set()

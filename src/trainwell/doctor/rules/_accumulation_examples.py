@@ -287,4 +287,18 @@ EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # loss.div(k) is loss / k
+        "a_loss_divided_by_the_method_div",
+        """\
+        micro_steps = 4
+        for step, (x, y) in enumerate(loader):
+            loss = F.cross_entropy(model(x), y)
+            loss.div(micro_steps).backward()
+            if (step + 1) % micro_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        [],
+    ),
 )

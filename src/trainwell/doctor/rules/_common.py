@@ -469,8 +469,10 @@ def final_modes(w: ScopeWalker) -> dict[str, ModeEffect]:
             final = effect.final
             if final is None:
                 continue
-            if e.seq < first_training and not e.path and e.kind in {EVAL, TRAIN}:
+            if e.seq < first_training and not e.path and e.kind in {EVAL, TRAIN, CALL}:
                 current.first = final  # the last mode it sets before it trains
+            elif e.seq == first_training and not e.path and effect.first is not None:
+                current.first = effect.first  # fit() -> train_one_epoch(): model.train() first
             # A conditional switch to eval may not happen: the end state is unknown. A
             # conditional train() still counts as restoring (staying silent is the safe side).
             if e.path and final != "train":

@@ -257,4 +257,31 @@ MORE_EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # fit() reaches train_one_epoch(), whose first act is model.train(): the fold's
+        # eval() is undone before any training step of the next fold
+        "a_method_whose_callee_sets_train_mode_first",
+        """\
+        class Pipeline:
+            def train_one_epoch(self, loader):
+                self.model.train()
+                for x, y in loader:
+                    self.optimizer.zero_grad()
+                    F.cross_entropy(self.model(x), y).backward()
+                    self.optimizer.step()
+
+            def fit(self, loader, epochs):
+                for epoch in range(epochs):
+                    self.train_one_epoch(loader)
+
+            def cross_validate(self, folds):
+                for loader, val_loader in folds:
+                    self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1)
+                    self.fit(loader, 3)
+                    self.model.eval()
+                    with torch.no_grad():
+                        print([self.model(x).argmax(1) for x, _ in val_loader])
+        """,
+        [],
+    ),
 )

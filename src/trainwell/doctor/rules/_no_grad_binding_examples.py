@@ -88,4 +88,141 @@ BINDING_EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # the model's forward() turns autograd off itself when the call says so
+        "a_forward_that_runs_under_no_grad_when_its_argument_says_so",
+        """\
+        class Seq2Seq(nn.Module):
+            def forward(self, batch, is_eval=False):
+                if is_eval:
+                    self.eval()
+                    with torch.no_grad():
+                        loss = self.decode(batch)
+                else:
+                    self.train()
+                    loss = self.decode(batch)
+                return loss
+
+        model = Seq2Seq()
+        for step, batch in enumerate(train_loader):
+            loss = model(batch)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if step % 100 == 0:
+                dev_loss = model(next(iter(dev_loader)), is_eval=True)
+                print(dev_loss.item())
+                test_loss = model(next(iter(test_loader)), is_eval=False)
+                print(test_loss.item())
+        """,
+        [(21, "TW012")],
+    ),
+    Example(
+        # the model's loss method takes the predictions made under no_grad: no forward
+        "a_loss_method_of_predictions_made_under_no_grad",
+        """\
+        class TTS(nn.Module):
+            def validate(self, loader):
+                self.eval()
+                total = 0.0
+                for x, durations in loader:
+                    with torch.no_grad():
+                        out, predicted = self.forward(x)
+                    total += self.loss_huber(predicted, durations).item()
+                return total
+
+            def fit(self, train_loader, val_loader, optimizer):
+                for epoch in range(10):
+                    self.train()
+                    for x, durations in train_loader:
+                        optimizer.zero_grad()
+                        self.forward(x)[1].sub(durations).pow(2).mean().backward()
+                        optimizer.step()
+                    print(self.validate(val_loader))
+        """,
+        [],
+    ),
+    Example(
+        # ... while a loss method handed the batch runs the forward itself
+        "a_loss_method_of_the_batch_after_eval",
+        """\
+        model.eval()
+        total = 0.0
+        for x, durations in loader:
+            total += model.compute_loss(x, durations).item()
+        """,
+        [(4, "TW012")],
+    ),
+    Example(
+        # unwrap_model() names what it does, not a model: calling it is no forward
+        "a_method_named_for_what_it_does_to_a_model_is_no_forward",
+        """\
+        class TorchDriver(Driver):
+            @rank_zero_call
+            def save_model(self, filepath, only_state_dict=True):
+                model = self.unwrap_model()
+                if only_state_dict:
+                    states = {k: v.cpu().detach() for k, v in model.state_dict().items()}
+                    torch.save(states, filepath)
+                else:
+                    torch.save(model, filepath)
+
+            def save_checkpoint(self, folder):
+                self.save_model(folder / "model.pt")
+        """,
+        [],
+    ),
+    Example(
+        # eval() and the ONNX session's call sit in opposite arms of the same test
+        "eval_and_a_forward_in_opposite_arms_of_the_same_test",
+        """\
+        class Learner:
+            def predict_onnx(self, x):
+                return self.model(x)
+
+            def predict(self, x):
+                with torch.no_grad():
+                    return self.model(x)
+
+            def predict_dl(self, dl):
+                if self.onnx_mode:
+                    log.info("ONNX runtime")
+                else:
+                    self.model.eval()
+                for x, y in dl:
+                    if self.onnx_mode:
+                        z = self.predict_onnx(x)
+                    else:
+                        z = self.predict(x)
+                    yield x, y, z
+
+            def predict_dataset(self, dataset):
+                return list(self.predict_dl(DataLoader(dataset)))
+        """,
+        [],
+    ),
+    Example(
+        # a factory of the file builds the model from a class it is handed; eval() and
+        # parameters() say what it returned. A bare torch.no_grad() statement does nothing.
+        "a_model_built_by_a_factory_of_the_file",
+        """\
+        def build(model_input, in_channels, classes):
+            model = model_input(in_channels, classes)
+            return model
+
+        net = build(MODELS[args.arch], 3, 1)
+        opt = torch.optim.Adam(net.parameters())
+        for epoch in range(epochs):
+            net.train()
+            for x, y in train_loader:
+                opt.zero_grad()
+                F.binary_cross_entropy_with_logits(net(x), y).backward()
+                opt.step()
+            net.eval()
+            torch.no_grad()
+            for x, y in val_loader:
+                print(F.binary_cross_entropy_with_logits(net(x), y).item())
+        """,
+        [(16, "TW012")],
+    ),
 )

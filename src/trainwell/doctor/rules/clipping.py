@@ -89,6 +89,25 @@ TW006 = Rule(
             [(6, "TW006")],
         ),
         Example(
+            # on the fp16 path the clipped gradients are still scaled
+            "clip_after_a_backward_scaled_in_one_arm",
+            """\
+            def train_one_step(self, batch):
+                loss = self.loss_of(batch)
+                if self.fp16:
+                    self.scaler.scale(loss).backward()
+                else:
+                    loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.parameters(), 1.0)
+                if self.fp16:
+                    self.scaler.step(self.optimizer)
+                    self.scaler.update()
+                else:
+                    self.optimizer.step()
+            """,
+            [(7, "TW006")],
+        ),
+        Example(
             "clip_unscaled_grads",
             """\
             def fit(model, loader, optimizer, criterion):
@@ -137,12 +156,24 @@ def _clipping_problem(seq: list[Event], clip: Event) -> tuple[str, str] | None:
         return "TW005", (
             "gradients are clipped after optimizer.step(): the update was already applied unclipped"
         )
-    if prev is not None and prev.kind == BACKWARD and prev.amp:
-        between = seq[seq.index(prev) + 1 : pos]
+    scaled = _scaled_backward_since_step(before)
+    if scaled is not None:
+        between = seq[seq.index(scaled) + 1 : pos]
         next_is_scaler_step = nxt is not None and nxt.kind == STEP and nxt.amp
         if next_is_scaler_step and not any(e.kind == UNSCALE for e in between):
             return "TW006", (
                 "gradients are clipped while still scaled by GradScaler: call "
                 "scaler.unscale_(optimizer) before clipping"
             )
+    return None
+
+
+def _scaled_backward_since_step(before: list[Event]) -> Event | None:
+    """A ``scaler.scale(loss).backward()`` among the backward() calls since the last step
+    (``if fp16: scaler.scale(loss).backward() else: loss.backward()``: either may run)."""
+    for e in reversed(before):
+        if e.kind == STEP:
+            return None
+        if e.kind == BACKWARD and e.amp:
+            return e
     return None

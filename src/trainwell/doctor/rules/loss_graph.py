@@ -353,6 +353,35 @@ TW011 = Rule(
             """,
             [(14, "TW011")],
         ),
+        Example(
+            # the full-batch loss is summed on purpose, then differentiated
+            "a_sum_over_the_data_handed_to_a_gradient",
+            """\
+            def get_flat_grads(model, loader):
+                loss, total = 0.0, 0
+                for x, y in loader:
+                    loss += F.cross_entropy(model(x), y) * y.size(0)
+                    total += y.size(0)
+                loss /= total
+                return flat_grad(loss, model.parameters(), create_graph=True)
+            """,
+            [],
+        ),
+        Example(
+            # what the loss function hands back beside its losses is no loss
+            "predictions_kept_from_a_dict_of_losses",
+            """\
+            def train_epoch(model, loader, optimizer):
+                predicted_all = []
+                for x, y in loader:
+                    losses = model.unlabeled_loss(x, model(x))
+                    optimizer.zero_grad()
+                    losses["total"].backward()
+                    optimizer.step()
+                    predicted_all.append(losses["predicted_labels"])
+            """,
+            [],
+        ),
     ),
 )
 
@@ -398,6 +427,7 @@ def check_accumulation(
     if (
         container.split(".")[0] in w.backward_involved
         or last_part(container) in w.backward_involved
+        or _differentiated(w, container)
     ):
         return  # summed on purpose and back-propagated later
     if not bound_in and _is_step_closure(w):
@@ -418,6 +448,25 @@ def check_accumulation(
         f"the loss tensor is kept in '{container}' across iterations "
         "with its whole autograd graph: use loss.item() or loss.detach()",
     )
+
+
+def _differentiated(w: ScopeWalker, name: str) -> bool:
+    """The scope hands the sum to a gradient: ``torch.autograd.grad(total, params)`` or a
+    helper given the model's parameters with it (``get_flat_grad(loss, model.parameters())``)."""
+    if w.func is None:
+        return False
+    for node in ast.walk(w.func):
+        if not isinstance(node, ast.Call):
+            continue
+        args = [*node.args, *(kw.value for kw in node.keywords)]
+        if not any(dotted(a) == name for a in args):
+            continue
+        if last_part(dotted(node.func) or "") == "grad" or any(
+            isinstance(a, ast.Call) and last_part(dotted(a.func) or "") == "parameters"
+            for a in args
+        ):
+            return True
+    return False
 
 
 def _returned(w: ScopeWalker, name: str) -> bool:

@@ -79,7 +79,10 @@ def collect_no_grad_candidates(w: ScopeWalker) -> None:
         if e.kind != EVAL or not e.receiver or e.receiver in in_eval:
             continue
         in_eval.add(e.receiver)
-        found = _unguarded_forward(w.events[index + 1 :], e.receiver)
+        # forwards in the other arm of the eval()'s test run without it (a training step
+        # there still marks a train-or-evaluate function, judged at its calls)
+        after = [f for f in w.events[index + 1 :] if is_training(f) or not _exclusive_arms(w, e, f)]
+        found = _unguarded_forward(w, after, e.receiver)
         if found is None:
             continue
         forward, via = found
@@ -126,6 +129,17 @@ def _nested(w: ScopeWalker) -> bool:
     )
 
 
+def _exclusive_arms(w: ScopeWalker, a: Event, b: Event) -> bool:
+    """``if self.onnx_mode: ... else: model.eval()`` then ``if self.onnx_mode:
+    predict_onnx(x)``: the two sit in opposite arms of ifs with the same test."""
+    tests = {i: ast.dump(w.ifs[i].node.test) for i, _ in (*a.path, *b.path) if i in w.ifs}
+    return any(
+        tests.get(i) is not None and tests.get(i) == tests.get(j) and arm_a != arm_b
+        for i, arm_a in a.path
+        for j, arm_b in b.path
+    )
+
+
 def _at_call(call: ast.Call, what: str, message: str) -> RawFinding:
     """The same finding, at the call of the helper that runs the forward."""
     return RawFinding("TW012", call.lineno, call.col_offset + 1, f"{what}: {message}")
@@ -135,7 +149,9 @@ def _summary_at(w: ScopeWalker, call: ast.AST) -> Summary | None:
     return next((e.summary for e in w.events if e.node is call and e.kind == CALL), None)
 
 
-def _unguarded_forward(after: list[Event], key: str) -> tuple[ast.AST, ast.AST] | None:
+def _unguarded_forward(
+    w: ScopeWalker, after: list[Event], key: str
+) -> tuple[ast.AST, ast.AST] | None:
     """The first forward pass of ``key`` with autograd on, here or in a called function
     (with the event's node that reaches it: the forward itself or the call)."""
     forward: ast.AST | None = None
@@ -147,7 +163,7 @@ def _unguarded_forward(after: list[Event], key: str) -> tuple[ast.AST, ast.AST] 
             return None
         if forward is not None or e.no_grad:
             continue
-        if (e.kind == FORWARD and e.receiver == key) or _inference_method(e, key):
+        if (e.kind == FORWARD and e.receiver == key) or _inference_method(w, e, key):
             forward = via = e.node
         elif e.kind == CALL and e.summary is not None:
             forward = next(
@@ -169,14 +185,42 @@ _INFERENCE_METHOD = re.compile(
 )
 
 
-def _inference_method(e: Event, key: str) -> bool:
+def _inference_method(w: ScopeWalker, e: Event, key: str) -> bool:
     node = e.node
     if e.kind != OPAQUE or not isinstance(node, ast.Call):
         return False
     func = node.func
     if not isinstance(func, ast.Attribute) or dotted(func.value) != key:
         return False
-    return bool(_INFERENCE_METHOD.search(func.attr)) and not func.attr.startswith("extract")
+    if not _INFERENCE_METHOD.search(func.attr) or func.attr.startswith("extract"):
+        return False
+    # self.loss_huber(pred, target): a loss of predictions made before, no forward
+    return "loss" not in func.attr or not any(_predicted(w, a, key) for a in node.args)
+
+
+def _on(func: ast.expr, key: str) -> bool:
+    return isinstance(func, ast.Attribute) and dotted(func.value) == key
+
+
+def _predicted(w: ScopeWalker, arg: ast.expr, key: str) -> bool:
+    """The argument is a name bound, before, to what a forward of this scope returned (or
+    a method of the model: ``out, durations = self.forward(x)``)."""
+    forwards = {
+        id(e.node)
+        for e in w.events
+        if e.kind == FORWARD
+        or (e.kind == CALL and isinstance(e.node, ast.Call) and _on(e.node.func, key))
+    }
+    line = getattr(arg, "lineno", 0)
+    for node in ast.walk(ast.Module(body=list(w.body), type_ignores=[])):
+        if (
+            isinstance(node, ast.Assign)
+            and id(node.value) in forwards
+            and node.lineno < line
+            and dotted(arg) in {dotted(n) for t in node.targets for n in ast.walk(t)}
+        ):
+            return True
+    return False
 
 
 # Registering a hook lets a forward's result reach a loss without any name holding it.
