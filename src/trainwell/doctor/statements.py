@@ -98,21 +98,16 @@ class StatementWalker(ExpressionWalker):
 
     def _note_class_alias(self, name: str, value_node: ast.expr) -> None:
         """``agent = RNDAgent`` (a class of this file or of the project, not an instance):
-        a later ``agent(...)`` builds an ``RNDAgent``; ``act = F.relu``: ``act(x)`` is
-        ``F.relu(x)``."""
+        a later ``agent(...)`` builds an ``RNDAgent``."""
         if self._names_a_class(value_node):
             self.class_aliases[name] = value_node
         else:
             self.class_aliases.pop(name, None)
 
     def _names_a_class(self, node: ast.expr) -> bool:
-        """A class (``RNDAgent``), or a torch function (``activation = F.relu``)."""
         if not isinstance(node, (ast.Name, ast.Attribute)) or dotted(node) in self.env:
             return False
         if isinstance(node, ast.Name) and node.id in self.fa.classes:
-            return True
-        qual = self.fa.imports.resolve(node) or ""
-        if qual.startswith("torch.") and last_part(qual)[:1].islower():
             return True
         return isinstance(self._resolve_foreign(node), ForeignClass)
 
