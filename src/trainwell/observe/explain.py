@@ -31,6 +31,8 @@ LOW_LR_DROP = 0.10  # the loss fell by less than this share of its start: barely
 LOW_LR = 1e-4  # an LR at or below this, with the loss still falling at the end, is small
 FALLING = 0.01  # an epoch's training loss this share under the one before: still falling
 OVERFIT_RISE = 0.05  # the final val loss this share above its minimum, train loss lower
+OVERFIT_OF_FALL = 0.05  # ... and the rise this share of its fall from the first epoch:
+# a loss that fell from 0.43 to 0.0088 and wiggles to 0.0099 sits at its floor
 UNDERFIT_HIGH = 0.5  # final train loss at least this share of the first epoch's: high
 UNDERFIT_CLOSE = 0.15  # train and val loss within this share of each other: close
 PLATEAU_EVALS = 3  # no new best in the last N evaluations: a plateau
@@ -276,6 +278,8 @@ def _overfitting(run: Run) -> list[Finding]:
     ek, e_last = rec_k.get("epoch"), last.get("epoch")
     if k == len(val) - 1 or final < best * (1 + OVERFIT_RISE):
         return []
+    if final - best < OVERFIT_OF_FALL * (val[0][2] - best):
+        return []  # noise at the floor of a loss that fell far, not a rise
     if not (ek in train and e_last in train and train[e_last] < train[ek]):
         return []
     gap = final - train[e_last]

@@ -122,6 +122,18 @@ def test_overfitting_names_the_onset_the_gap_and_restore_best(tmp_path):
     assert "early_stop.patience=2" in over.suggestion
 
 
+def test_a_val_loss_wiggling_at_its_floor_after_a_long_fall_is_no_overfitting(tmp_path):
+    # the default job's curve: 0.43 down to 0.0088, then 0.0099 (12% above the minimum,
+    # 0.3% of the fall) while accuracy holds: noise at the floor
+    vals = [0.43, 0.13, 0.05, 0.0088, 0.011, 0.0099]
+    records = [epoch(i + 1, 1.0 * 0.3**i, v, v == 0.0088) for i, v in enumerate(vals)]
+    assert "overfitting" not in codes(findings(tmp_path, records))
+    # the same rise after a short fall is one
+    vals = [0.0120, 0.0100, 0.0088, 0.011, 0.0099]
+    records = [epoch(i + 1, 1.0 * 0.3**i, v, v == 0.0088) for i, v in enumerate(vals)]
+    assert codes(findings(tmp_path, records))["overfitting"] == "problem"
+
+
 def test_high_close_and_falling_is_underfitting(tmp_path):
     records = [epoch(i, 2.0 - 0.1 * i, 2.05 - 0.1 * i, True) for i in range(1, 6)]
     assert codes(findings(tmp_path, records))["underfitting"] == "warning"
