@@ -227,6 +227,9 @@ class FileAnalysis:
                 if any(_is_module_base(b, self.imports, local_modules) for b in cls.bases):
                     local_modules.add(cls.name)
         for cls in class_nodes:
+            if cls.name not in local_modules and self._unseen_module_base(cls):
+                local_modules.add(cls.name)
+        for cls in class_nodes:
             methods = {
                 n.name: n
                 for n in cls.body
@@ -236,6 +239,28 @@ class FileAnalysis:
             self.classes[cls.name] = info
             for method in methods.values():
                 self.method_class[method] = info
+
+    def _unseen_module_base(self, cls: ast.ClassDef) -> bool:
+        """``class Speech2Text(ModelBase)`` with ``def forward(self, batch)``, its base in a
+        file the analysis does not have: a model (a class of torch's own, an autograd
+        Function among them, or of this file is known for what it is)."""
+        forward = next(
+            (n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"),
+            None,
+        )
+        if forward is None or forward.decorator_list or not forward.args.args:
+            return False
+        if forward.args.args[0].arg != "self" or not cls.bases:
+            return False
+        for base in cls.bases:
+            name = self.imports.resolve(base) or dotted(base) or ""
+            if name in {"object", "ABC", "abc.ABC"} or name.startswith("torch."):
+                return False
+            if last_part(name) in self.classes or any(
+                isinstance(n, ast.ClassDef) and n.name == name for n in self.tree.body
+            ):
+                return False  # a class of this file, not a module: known
+        return True
 
     # -- driving --------------------------------------------------------------------------
     def run(self) -> list[RawFinding]:

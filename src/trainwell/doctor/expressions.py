@@ -269,7 +269,7 @@ class ExpressionWalker(CallResolution, CallEffects):
         func_val: Value | None = None
         if isinstance(func, ast.Attribute):
             recv_node = func.value
-            recv_val = self.ev(recv_node)
+            recv_val = self.chosen_class(self.ev(recv_node), func.attr)
         elif isinstance(func, ast.Name):
             func_val = self.lookup(func.id) if func.id in self.env else None
         else:
@@ -356,12 +356,30 @@ class ExpressionWalker(CallResolution, CallEffects):
         info = self.fa.classes.get(receiver.cls or "")
         return info.methods.get(func.attr) if info is not None else None
 
+    def chosen_class(self, value: Value | None, method: str) -> Value | None:
+        """An object of one of several classes (``PPO|SAC``, built in the arms of an if)
+        whose ``method`` is called: an object of the first of them that has the method,
+        here or in another file (the others are alike or the branch's code would fail)."""
+        choices = V.class_choices(value.cls if value is not None else None)
+        if value is None or len(choices) < 2:
+            return value
+        for cls in choices:
+            info = self.fa.classes.get(cls)
+            foreign = self.fa.foreign_objects.get(cls)
+            if (
+                (info is not None and method in info.methods)
+                or (info is not None and self._inherited_method(info.node, method) is not None)
+                or (foreign is not None and method in foreign.methods)
+            ):
+                return Value(value.kind, cls, value.alias, value.flags, value.node)
+        return value
+
     def _dunder_call(self, func: ast.expr) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         """``__call__`` of an instance of a plain class of this file, called:
         ``self.early_stopping(val_loss, model)``."""
         if not isinstance(func, (ast.Name, ast.Attribute)):
             return None
-        value = self.lookup(dotted(func) or "")
+        value = self.chosen_class(self.lookup(dotted(func) or ""), "__call__")
         if value is None or value.kind != V.OBJECT:
             return None
         info = self.fa.classes.get(value.cls or "")
@@ -371,7 +389,7 @@ class ExpressionWalker(CallResolution, CallEffects):
         """``inferer(df)``: ``__call__`` of an instance of a plain class of another file."""
         if not isinstance(func, (ast.Name, ast.Attribute)):
             return None
-        value = self.lookup(dotted(func) or "")
+        value = self.chosen_class(self.lookup(dotted(func) or ""), "__call__")
         if value is None or value.kind != V.OBJECT or value.cls in self.fa.classes:
             return None
         foreign = self.fa.foreign_objects.get(value.cls or "")

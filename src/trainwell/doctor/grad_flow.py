@@ -72,6 +72,8 @@ class FlowContext(Protocol):
 
     def lookup(self, name: str | None) -> V.Value | None: ...
 
+    def chosen_class(self, value: V.Value | None, method: str) -> V.Value | None: ...
+
 
 @dataclass(frozen=True)
 class _Origin:
@@ -496,7 +498,7 @@ class _Flow:
 
     def model_method(self, func: ast.Attribute) -> Summary | None:
         """``model.pi`` where ``model`` is an instance of a module class of this file."""
-        value = self.w.lookup(dotted(func.value))
+        value = self.w.chosen_class(self.w.lookup(dotted(func.value)), func.attr)
         if value is None or value.kind != V.MODEL:
             return None
         if value.cls not in self.w.fa.classes:  # a model class of another file

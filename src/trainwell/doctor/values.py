@@ -75,9 +75,27 @@ def merge(a: Value | None, b: Value | None) -> Value | None:
     if a == b:
         return a
     if a.kind == b.kind:  # vgg16(...) in one branch, resnet(...) in the other: a model
-        cls = a.cls if a.cls == b.cls else None
+        cls = a.cls if a.cls == b.cls else _either_class(a, b)
         return Value(a.kind, cls, a.alias if a.alias == b.alias else None, a.flags & b.flags)
     return None
+
+
+CLASS_CHOICE = "|"  # ``PPO|SAC``: an object of one of these classes, chosen at run time
+
+
+def _either_class(a: Value, b: Value) -> str | None:
+    """``if algo == "ppo": agent = PPO(...) elif ...: agent = SAC(...)``: an agent of one of
+    the classes. Only a method call reads it (:func:`class_choices`); everything that
+    looks a class up by name finds none, as it found none before."""
+    if a.kind not in {MODEL, OBJECT} or not a.cls or not b.cls:
+        return None
+    choices = dict.fromkeys([*class_choices(a.cls), *class_choices(b.cls)])
+    return CLASS_CHOICE.join(choices)
+
+
+def class_choices(cls: str | None) -> tuple[str, ...]:
+    """The classes an object may be of: one, or those of branches that built it."""
+    return tuple(cls.split(CLASS_CHOICE)) if cls else ()
 
 
 def merge_binding(a: Value | None, b: Value | None) -> Value | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tests.unit.doctor.test_cross_file import found, write
 
 TRAINER = """
@@ -210,3 +211,66 @@ def test_calling_an_object_of_another_files_class_runs_its_dunder_call(tmp_path:
     )
     script.write_text(wrapped)
     assert found([script]) == set()
+
+
+SPEECH2TEXT = """
+import torch
+
+from models.base import ModelBase
+
+
+class Speech2Text(ModelBase):
+    def __init__(self):
+        super().__init__()
+        self.enc = torch.nn.Linear(8, 8)
+
+    def forward(self, batch, is_eval=False):
+        if is_eval:
+            self.eval()
+            with torch.no_grad():
+                return self.enc(batch).sum()
+        self.train()
+        return self.enc(batch).sum()
+"""
+
+ASR_TRAIN = """
+import torch
+
+from models.speech2text import Speech2Text
+
+
+def main(args):
+    model = Speech2Text()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    if args.use_apex:
+        from apex import amp
+
+        model, optimizer = amp.initialize(model, optimizer)
+    if args.distributed:
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    train_one_epoch(model, optimizer)
+
+
+def train_one_epoch(model, optimizer):
+    for batch in loader:
+        loss = model(batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    for batch in dev_loader:
+        loss = model(batch, EVAL)
+        print(loss.item())
+"""
+
+
+@pytest.mark.parametrize(("call", "expected"), [("is_eval=True", set()), ("", {25})])
+def test_a_class_with_a_forward_over_a_base_not_in_the_checkout_is_a_model(
+    tmp_path: Path, call: str, expected: set[int]
+) -> None:
+    """``class Speech2Text(ModelBase)`` with ``forward(self, batch, is_eval=False)``, its base
+    in a file the checkout lacks: a model, whose forward turns autograd off when asked."""
+    write(tmp_path, "models/speech2text.py", SPEECH2TEXT)
+    script = write(
+        tmp_path, "bin/train.py", ASR_TRAIN.replace(", EVAL", f", {call}" if call else "")
+    )
+    assert found([script]) == {("train.py", line, "TW012") for line in expected}

@@ -31,6 +31,7 @@ from ..events import (
 from ..grad_flow import GraphFlow, graph_flow
 from ..graph_calls import decide
 from ..values import Value
+from ._frozen import bound_in, frozen_parameters_at
 
 # Calls that certainly do not change a model's train/eval mode even though they receive it.
 _HARMLESS_CALLS = {
@@ -200,10 +201,15 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
     """
     flow = flow_of(w)
     by_node = {e.node: e for e in w.events if e.kind in {FORWARD, CALL, OPAQUE}}
+    # a model's own update method (``agent.train_net()``: GAE values, old log-probs, then
+    # the optimizer steps) builds its targets with the model: the update's business
+    updates = is_module_method(w) and any(is_training(e) for e in w.events)
     kept = []
     for node, site in flow.discarded:
         event = by_node.get(node)
         if event is None:
+            continue
+        if updates and not (_after_eval(w, event) or frozen(w, event)):
             continue
         # a detached value of it feeds a loss (a target network's bootstrap, a baseline):
         # part of the training step, unless the model is frozen in eval() (a teacher)
@@ -211,7 +217,7 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
             continue
         # every parameter of the model frozen just before, on data that needs no gradient
         # (a WGAN critic's dev pass after the generator step froze it): no graph is recorded
-        if node in flow.data_input and _frozen_parameters_at(w, event):
+        if node in flow.data_input and frozen_parameters_at(w, event):
             continue
         # a second forward of the step itself (the batch accuracy of the model being
         # trained, in train mode): the step's business too; after eval() it is evaluation
@@ -232,7 +238,7 @@ def _function_model(w: ScopeWalker) -> bool:
     params = _hand_made_parameters(w.fa.tree)
     if not params:
         return False
-    local = _bound_in(func) | set(w.params)
+    local = bound_in(func) | set(w.params)
     returned = {
         n.id
         for r in ast.walk(func)
@@ -271,81 +277,6 @@ def _hand_made_parameters(tree: ast.Module) -> set[str]:
         ):
             names.add(value.func.value.id)
     return names
-
-
-def _frozen_parameters_at(w: ScopeWalker, forward: Event) -> bool:
-    """The last statement before ``forward`` (in the scope's text) that sets its model's
-    ``requires_grad`` froze it: ``for p in netD.parameters(): p.requires_grad = False`` or
-    ``netD.requires_grad_(False)``."""
-    model, line = forward.receiver, getattr(forward.node, "lineno", 0)
-    if not model:
-        return False
-    if _frozen_before(w.body, model, line):
-        return True
-    func = w.func
-    if func is None or model in w.params or model in _bound_in(func):
-        return False
-    # a function using the file's global model (``generate_image()``): frozen at each of
-    # its calls in the module's own code
-    calls = [
-        n.lineno
-        for n in ast.walk(ast.Module(body=w.fa.tree.body, type_ignores=[]))
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == func.name
-    ]
-    return bool(calls) and all(_frozen_before(w.fa.tree.body, model, at) for at in calls)
-
-
-def _frozen_before(body: list[ast.stmt], model: str, line: int) -> bool:
-    last: tuple[int, bool] | None = None
-    for lineno, name, on in _requires_grad_settings(body):
-        if name == model and lineno < line and (last is None or lineno > last[0]):
-            last = (lineno, on)
-    return last is not None and not last[1]
-
-
-def _bound_in(func: ast.AST) -> set[str]:
-    return {
-        n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
-
-
-def _requires_grad_settings(body: list[ast.stmt]) -> Iterator[tuple[int, str, bool]]:
-    """(line, model, requires_grad) of each setting of a model's parameters in ``body``."""
-    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
-        if (
-            isinstance(node, ast.For)
-            and _parameters_of(node.iter)
-            and isinstance(node.target, ast.Name)
-        ):
-            for inner in ast.walk(node):
-                if (
-                    isinstance(inner, ast.Assign)
-                    and any(dotted(t) == f"{node.target.id}.requires_grad" for t in inner.targets)
-                    and isinstance(inner.value, ast.Constant)
-                    and isinstance(inner.value.value, bool)
-                ):
-                    yield inner.lineno, _parameters_of(node.iter), inner.value.value
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "requires_grad_"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, bool)
-            and dotted(node.func.value)
-        ):
-            yield node.lineno, dotted(node.func.value), node.args[0].value
-
-
-def _parameters_of(it: ast.expr) -> str:
-    """``netD`` of ``netD.parameters()`` (or ``named_parameters``); '' otherwise."""
-    if (
-        isinstance(it, ast.Call)
-        and isinstance(it.func, ast.Attribute)
-        and it.func.attr == "parameters"
-    ):
-        return dotted(it.func.value) or ""
-    return ""
 
 
 def in_training_iteration(w: ScopeWalker, event: Event, assume: dict[str, str]) -> bool:

@@ -225,4 +225,100 @@ BINDING_EXAMPLES = (
         """,
         [(16, "TW012")],
     ),
+    Example(
+        # the agent is a PPO or a SAC, as the arm of the if chose: both act by forward
+        "an_agent_of_one_of_the_classes_of_an_if_acts_under_grad_mode",
+        """\
+        class PPO(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.actor = nn.Linear(4, 2)
+
+            def get_action(self, x):
+                return self.actor(x)
+
+        class SAC(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.actor = nn.Linear(4, 2)
+
+            def get_action(self, x):
+                return torch.tanh(self.actor(x))
+
+        if algo == "ppo":
+            agent = PPO()
+        elif algo == "sac":
+            agent = SAC()
+        for step in range(1000):
+            action = agent.get_action(torch.as_tensor(state))
+            state = env.step(action.cpu().numpy())
+        """,
+        [(22, "TW012")],
+    ),
+    Example(
+        "an_agent_of_one_of_the_classes_of_an_if_acts_under_no_grad",
+        """\
+        class PPO(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.actor = nn.Linear(4, 2)
+
+            def get_action(self, x):
+                return self.actor(x)
+
+        class SAC(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.actor = nn.Linear(4, 2)
+
+            def get_action(self, x):
+                return torch.tanh(self.actor(x))
+
+        if algo == "ppo":
+            agent = PPO()
+        elif algo == "sac":
+            agent = SAC()
+        for step in range(1000):
+            with torch.no_grad():
+                action = agent.get_action(torch.as_tensor(state))
+            state = env.step(action.cpu().numpy())
+        """,
+        [],
+    ),
+    Example(
+        # train_net() computes its advantages with the critic and detaches them, then
+        # steps: the targets of its own update, not an inference to report at its call
+        "a_model_s_update_method_builds_its_targets_with_the_model",
+        """\
+        class PPO(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.actor = nn.Linear(4, 2)
+                self.critic = nn.Linear(4, 1)
+                self.opt = torch.optim.Adam(self.parameters())
+
+            def advantages(self, states, rewards):
+                values = self.critic(states).detach()
+                delta = (rewards + 0.99 * self.critic(states) - values).detach().numpy()
+                adv, running = [], 0.0
+                for d in reversed(delta):
+                    running = 0.99 * running + d[0]
+                    adv.append([running])
+                return values, torch.tensor(adv[::-1])
+
+            def train_net(self, states, rewards):
+                values, adv = self.advantages(states, rewards)
+                for i in range(3):
+                    policy_loss = -(self.actor(states).sum(-1) * adv).mean()
+                    loss = policy_loss + (self.critic(states) - adv - values).pow(2).mean()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+
+        agent = PPO()
+        for epoch in range(10):
+            agent.train_net(states, rewards)
+        """,
+        [],
+    ),
 )

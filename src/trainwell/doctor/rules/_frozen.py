@@ -1,0 +1,87 @@
+"""Models whose parameters a scope froze (``p.requires_grad = False`` over
+``model.parameters()``, ``model.requires_grad_(False)``) before a forward: no graph is
+recorded for them, whatever autograd's mode."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from .._astutil import dotted
+from ..analysis import ScopeWalker
+from ..events import Event
+
+
+def frozen_parameters_at(w: ScopeWalker, forward: Event) -> bool:
+    """The last statement before ``forward`` (in the scope's text) that sets its model's
+    ``requires_grad`` froze it: ``for p in netD.parameters(): p.requires_grad = False`` or
+    ``netD.requires_grad_(False)``."""
+    model, line = forward.receiver, getattr(forward.node, "lineno", 0)
+    if not model:
+        return False
+    if _frozen_before(w.body, model, line):
+        return True
+    func = w.func
+    if func is None or model in w.params or model in bound_in(func):
+        return False
+    # a function using the file's global model (``generate_image()``): frozen at each of
+    # its calls in the module's own code
+    calls = [
+        n.lineno
+        for n in ast.walk(ast.Module(body=w.fa.tree.body, type_ignores=[]))
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == func.name
+    ]
+    return bool(calls) and all(_frozen_before(w.fa.tree.body, model, at) for at in calls)
+
+
+def _frozen_before(body: list[ast.stmt], model: str, line: int) -> bool:
+    last: tuple[int, bool] | None = None
+    for lineno, name, on in _requires_grad_settings(body):
+        if name == model and lineno < line and (last is None or lineno > last[0]):
+            last = (lineno, on)
+    return last is not None and not last[1]
+
+
+def bound_in(func: ast.AST) -> set[str]:
+    return {
+        n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+
+
+def _requires_grad_settings(body: list[ast.stmt]) -> Iterator[tuple[int, str, bool]]:
+    """(line, model, requires_grad) of each setting of a model's parameters in ``body``."""
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if (
+            isinstance(node, ast.For)
+            and _parameters_of(node.iter)
+            and isinstance(node.target, ast.Name)
+        ):
+            for inner in ast.walk(node):
+                if (
+                    isinstance(inner, ast.Assign)
+                    and any(dotted(t) == f"{node.target.id}.requires_grad" for t in inner.targets)
+                    and isinstance(inner.value, ast.Constant)
+                    and isinstance(inner.value.value, bool)
+                ):
+                    yield inner.lineno, _parameters_of(node.iter), inner.value.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "requires_grad_"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, bool)
+            and dotted(node.func.value)
+        ):
+            yield node.lineno, dotted(node.func.value), node.args[0].value
+
+
+def _parameters_of(it: ast.expr) -> str:
+    """``netD`` of ``netD.parameters()`` (or ``named_parameters``); '' otherwise."""
+    if (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Attribute)
+        and it.func.attr == "parameters"
+    ):
+        return dotted(it.func.value) or ""
+    return ""
