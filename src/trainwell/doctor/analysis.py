@@ -32,7 +32,13 @@ from . import values as V
 from ._astutil import Imports, dotted, last_part, names_in
 from .events import RawFinding, Summary
 from .foreign import Foreign, ForeignClass, ForeignNode
-from .mode_switch import TrainingSwitch, forward_no_grad_switch, training_switches
+from .mode_switch import (
+    NO_GRAD_BY_STATE,
+    TrainingSwitch,
+    forward_no_grad_switch,
+    forward_state_switch,
+    training_switches,
+)
 from .scope_facts import ScopeFacts, scope_facts
 from .scope_state import ClassInfo, WalkHooks
 from .statements import StatementWalker
@@ -276,6 +282,11 @@ class FileAnalysis:
             if pass_no == 2:
                 self.seeds = self._new_seeds
             self._new_seeds = {}
+            if pass_no == 1:
+                # a function walked at its first call sees what that call passed: a model
+                # handed down two levels (main -> train -> train_single_epoch) keeps its
+                # class for the second pass
+                self.seeds = self._new_seeds
             for info in self.classes.values():
                 init = info.methods.get("__init__")
                 if init is not None:
@@ -424,9 +435,11 @@ class FileAnalysis:
         needs_grad = frozenset({V.NEEDS_GRAD}) if self._needs_grad(info) else frozenset()
         if "forward" not in info.methods:
             return needs_grad
-        switch = forward_no_grad_switch(info.methods["forward"])
+        switch = forward_no_grad_switch(info.methods["forward"], info.methods)
         if switch is not None:  # forward(batch, is_eval=True) runs under no_grad itself
             needs_grad |= {switch}
+        elif forward_state_switch(info.methods["forward"], info.methods):
+            needs_grad |= {NO_GRAD_BY_STATE}  # if not self.trainable: self.inference(x)
         summary = self.summary_of(info.methods["forward"])
         if summary is None or summary.returns is None:
             return needs_grad

@@ -304,6 +304,8 @@ class CallEffects(ScopeState):
             info = self.fa.classes[tail]
             if any(last_part(dotted(b)) == "Optimizer" for b in info.node.bases):
                 return Value(V.OPTIMIZER, cls=tail, node=call)  # class BERTAdam(Optimizer)
+            if info.is_module and is_loss_module(tail):
+                return Value(V.CRITERION, cls=tail)  # criterion = yoloLoss(7, 2, 5, 0.5)
             return Value(V.MODEL if info.is_module else V.OBJECT, cls=tail)
         if ".models." in f".{qual}" or tail == "create_model":
             return Value(V.MODEL)
@@ -444,3 +446,9 @@ def is_loss_class(name: str) -> bool:
     """``CrossEntropyLoss``, ``CrossEntropyLoss2d``, ``FocalLoss``: a criterion, whatever module
     it subclasses."""
     return name[:1].isupper() and "Loss" in name and not name.startswith("Loss")
+
+
+def is_loss_module(name: str) -> bool:
+    """A module class of the project named as a loss: ``FocalLoss``, and, a class
+    being known for one, ``yoloLoss`` or ``yolo_loss`` too."""
+    return is_loss_class(name) or (name[:1].islower() and name.lower().endswith("loss"))

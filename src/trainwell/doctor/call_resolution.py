@@ -13,10 +13,11 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from . import values as V
 from ._astutil import dotted, keyword, last_part
 from .events import BACKWARD, CALL, STEP, RawFinding, Summary, compatible
 from .foreign import ForeignClass, ForeignFunction
-from .mode_switch import is_known
+from .mode_switch import NO_GRAD_BY_STATE, is_known
 from .scope_state import ScopeState, arg_names, passed_name
 from .values import Value, normalize_receiver
 
@@ -95,7 +96,7 @@ class CallResolution(ScopeState):
         argmap, values = self._argmap(call, summary.params, arg_vals, kw_vals)
         self.emit(CALL, call, summary=summary, argmap=argmap, args=arg_names(call))
         self._kept_by_the_object(call, summary, values, arg_vals, kw_vals)
-        if self.fa.collect and not self.no_grad():
+        if self.fa.collect and not self.no_grad() and not _self_switched(arg_vals, kw_vals):
             # the helper's own eval() + forward without no_grad: it stands where this scope
             # runs with autograd on (resolved with the file's other TW012 candidates), said
             # at the call, where the caller can wrap it; a training function's own
@@ -333,4 +334,13 @@ def _sets_autograd(func: ast.AST) -> bool:
             or (isinstance(n, ast.Name) and n.id in _AUTOGRAD_SWITCHES)
         )
         for n in ast.walk(func)
+    )
+
+
+def _self_switched(arg_vals: list[Value | None], kw_vals: dict[str | None, Value | None]) -> bool:
+    """A model handed to the helper turns autograd off itself, as its own state says
+    (``if not self.trainable: return self.inference(x)``): its forwards there may be."""
+    return any(
+        v is not None and v.kind == V.MODEL and NO_GRAD_BY_STATE in v.flags
+        for v in [*arg_vals, *kw_vals.values()]
     )

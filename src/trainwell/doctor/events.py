@@ -77,6 +77,9 @@ class Summary:
     returns_graph: bool = False
     graph_site: ast.AST | None = None
     param_fates: dict[str, frozenset[str]] = field(default_factory=dict)
+    # parameters whose detached value it returns, in a loss or a target: what a caller
+    # passed there may feed its backward() (``old_log_policy`` of PPO's ratio)
+    returned_cut: frozenset[str] = frozenset()
     discards: list[ast.AST] = field(default_factory=list)
     return_positions: tuple[frozenset[str], ...] | None = None
     # it returns a detached tensor of a forward (a target, if a caller uses it so)

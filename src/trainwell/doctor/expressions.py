@@ -16,7 +16,7 @@ import re
 
 from . import values as V
 from ._astutil import dotted, last_part
-from .call_effects import FORWARD_METHODS, CallEffects, detached, is_loss_class
+from .call_effects import FORWARD_METHODS, CallEffects, detached, is_loss_module
 from .call_resolution import CallResolution
 from .events import CALL, OPAQUE
 from .foreign import ForeignClass, ForeignFunction
@@ -295,7 +295,7 @@ class ExpressionWalker(CallResolution, CallEffects):
             return self._foreign_call(call, foreign, arg_vals, kw_vals)
         if isinstance(foreign, ForeignClass):
             # a model class of another file: its forward()'s softmax comes with it
-            if foreign.is_module and is_loss_class(foreign.name):
+            if foreign.is_module and is_loss_module(foreign.name):
                 return Value(V.CRITERION, cls=foreign.name)  # criterion = CrossEntropyLoss2d()
             if foreign.is_module:
                 if foreign.methods:  # net.predict(x) of a model class of another file

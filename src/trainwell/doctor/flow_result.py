@@ -1,9 +1,53 @@
-"""What the data flow of graphs (`grad_flow`) finds in one scope: its result type."""
+"""The data flow of graphs (`grad_flow`): what it needs from a walked scope, what it
+tracks (origins and their fates), and what it finds in one scope."""
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Protocol
+
+from . import values as V
+from ._astutil import dotted
+from .events import Event
+from .graph_calls import PARAMETERLESS_LAYERS
+from .scope_state import ClassInfo, FileContext
+
+GRAPH_LABEL = "@graph"  # in Summary.return_positions: the callee's own forward's graph
+BACKWARD_FATE = "backward"
+RETURN_FATE = "return"
+ESCAPE_FATE = "escape"
+DROPPED_FATE = "dropped"
+
+
+class FlowContext(Protocol):
+    """What the pass needs from the walk of the scope (a ScopeWalker has it all)."""
+
+    func: ast.FunctionDef | ast.AsyncFunctionDef | None
+    body: list[ast.stmt]
+    env: dict[str, V.Value | None]
+    events: list[Event]
+    params: list[str]
+    cls: ClassInfo | None
+    fa: FileContext
+
+    def lookup(self, name: str | None) -> V.Value | None: ...
+
+    def chosen_class(self, value: V.Value | None, method: str) -> V.Value | None: ...
+
+
+@dataclass(frozen=True)
+class Origin:
+    node: ast.AST | str  # a source call, or a parameter's name
+    # a value cut from the graph of ``node`` (``out.detach()``, ``out.argmax(1)``): it no
+    # longer carries the graph, but may still feed a loss (a target, an advantage)
+    cut: bool = False
+    # cut to host values (``.item()``, ``.tolist()``, ``.numpy()``): numbers, not a tensor
+    host: bool = False
+
+
+Taint = frozenset[Origin]
+CLEAN: Taint = frozenset()
 
 
 @dataclass
@@ -18,6 +62,8 @@ class GraphFlow:
     graph_site: ast.AST | None = None
     # parameter -> what becomes of what is passed in it
     param_fates: dict[str, frozenset[str]] = field(default_factory=dict)
+    # parameters whose detached value it returns (``old_log_prob.detach()`` in a loss)
+    returned_cut: frozenset[str] = frozenset()
     # a tuple return: what each element carries (see _Flow.return_positions)
     return_positions: tuple[frozenset[str], ...] | None = None
     # calls of graph-returning functions whose graph this scope backpropagates
@@ -44,3 +90,38 @@ class GraphFlow:
     # discards found only in one phase of a ``for phase in ("train", "val")`` loop
     # (the loop's name, the phase, the training phase)
     phase_of: dict[ast.AST, tuple[str, str, str]] = field(default_factory=dict)
+
+
+def of_known_class(w: FlowContext, receiver: str | None) -> bool:
+    """The model's class is known: built by a constructor the analysis saw."""
+    value = w.lookup(receiver) if receiver else None
+    return value is not None and value.kind == V.MODEL and bool(value.cls)
+
+
+def weightless(w: FlowContext, e: Event) -> bool:
+    """``nn.Sigmoid()(preds)``, ``self.pool(x)`` with ``self.pool = nn.MaxPool2d(2)``: a
+    layer without weights records a graph only of what its input carries."""
+    node = e.node
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Call):
+        built = w.fa.imports.resolve(node.func.func) or dotted(node.func.func) or ""
+        return built.rpartition(".")[2] in PARAMETERLESS_LAYERS
+    value = w.lookup(e.receiver) if e.receiver else None
+    return value is not None and value.kind == V.MODEL and value.cls in PARAMETERLESS_LAYERS
+
+
+DETACHED = ".detached"  # a returned position's label: a parameter's detached value
+
+
+def detached_params(w: FlowContext) -> set[str]:
+    """Parameters the function detaches itself (``old_log_policy.detach()``): what it
+    returns of them is their detached value, a target or a ratio's old term."""
+    if w.func is None:
+        return set()
+    found = set()
+    for node in ast.walk(w.func):
+        attr = node.func if isinstance(node, ast.Call) else node
+        if isinstance(attr, ast.Attribute) and attr.attr in {"detach", "data", "detach_"}:
+            name = dotted(attr.value)
+            if name in w.params:
+                found.add(name)
+    return found

@@ -21,13 +21,26 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Protocol
 
 from . import values as V
 from ._astutil import dotted, last_part
-from .events import CALL, FORWARD, OPAQUE, Event, Summary
-from .flow_result import GraphFlow
+from .events import CALL, FORWARD, OPAQUE, Summary
+from .flow_result import (
+    BACKWARD_FATE,
+    CLEAN,
+    DETACHED,
+    DROPPED_FATE,
+    ESCAPE_FATE,
+    GRAPH_LABEL,
+    RETURN_FATE,
+    FlowContext,
+    GraphFlow,
+    Origin,
+    Taint,
+    detached_params,
+    of_known_class,
+    weightless,
+)
 from .graph_calls import (
     BACKWARD_CALLS,
     BUILTINS_PURE,
@@ -50,43 +63,6 @@ from .graph_calls import (
     own_statements,
     phase_loops,
 )
-from .scope_state import ClassInfo, FileContext
-
-GRAPH_LABEL = "@graph"  # in Summary.return_positions: the callee's own forward's graph
-BACKWARD_FATE = "backward"
-RETURN_FATE = "return"
-ESCAPE_FATE = "escape"
-DROPPED_FATE = "dropped"
-
-
-class FlowContext(Protocol):
-    """What the pass needs from the walk of the scope (a ScopeWalker has it all)."""
-
-    func: ast.FunctionDef | ast.AsyncFunctionDef | None
-    body: list[ast.stmt]
-    env: dict[str, V.Value | None]
-    events: list[Event]
-    params: list[str]
-    cls: ClassInfo | None
-    fa: FileContext
-
-    def lookup(self, name: str | None) -> V.Value | None: ...
-
-    def chosen_class(self, value: V.Value | None, method: str) -> V.Value | None: ...
-
-
-@dataclass(frozen=True)
-class _Origin:
-    node: ast.AST | str  # a source call, or a parameter's name
-    # a value cut from the graph of ``node`` (``out.detach()``, ``out.argmax(1)``): it no
-    # longer carries the graph, but may still feed a loss (a target, an advantage)
-    cut: bool = False
-    # cut to host values (``.item()``, ``.tolist()``, ``.numpy()``): numbers, not a tensor
-    host: bool = False
-
-
-Taint = frozenset[_Origin]
-_CLEAN: Taint = frozenset()
 
 
 def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
@@ -105,7 +81,7 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
             summaries[e.node] = e.summary
         if e.no_grad:
             continue
-        if e.kind == FORWARD:
+        if e.kind == FORWARD and not weightless(w, e):
             sources[e.node] = e.node
         elif e.kind == CALL and e.summary is not None and e.summary.returns_graph:
             sources[e.node] = e.summary.graph_site or e.node
@@ -138,16 +114,21 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
         result.returns_graph = True
         result.graph_site = None if is_module_method else flow.sites[returned[0]]
     if not is_abstract(w.func):  # (an abstract method's arguments: unknown, not unused)
-        result.param_fates = {p: frozenset(flow.fates.get(_Origin(p), ())) for p in w.params}
+        result.param_fates = {p: frozenset(flow.fates.get(Origin(p), ())) for p in w.params}
+        result.returned_cut = frozenset(
+            p
+            for p in detached_params(w)
+            if any(RETURN_FATE in flow.fates.get(Origin(p, True, h), ()) for h in (False, True))
+        )
     result.trained_calls = {
-        node for node in sources if BACKWARD_FATE in flow.fates.get(_Origin(node), ())
+        node for node in sources if BACKWARD_FATE in flow.fates.get(Origin(node), ())
     }
     result.backprop_from_data = {
         node for node in result.trained_calls if node in flow.data_input and node is sources[node]
     }
     result.data_input = flow.data_input
     result.escaped_from_data = {
-        node for node in flow.data_input if ESCAPE_FATE in flow.fates.get(_Origin(node), ())
+        node for node in flow.data_input if ESCAPE_FATE in flow.fates.get(Origin(node), ())
     }
     _calls_used(flow, result)
     return result
@@ -161,8 +142,8 @@ def _calls_used(flow: _Flow, result: GraphFlow) -> None:
     training, or may (unknown code), and those it returns to its own callers."""
     tensor_cut = {o: f for o, f in flow.fates.items() if o.cut and not o.host}
     for call in flow.summaries:
-        graph = flow.fates.get(_Origin(call), set())
-        cut = tensor_cut.get(_Origin(call, cut=True), set())
+        graph = flow.fates.get(Origin(call), set())
+        cut = tensor_cut.get(Origin(call, cut=True), set())
         if graph & _USES:
             result.used_calls.add(call)
         if RETURN_FATE in graph:
@@ -181,13 +162,13 @@ def _calls_used(flow: _Flow, result: GraphFlow) -> None:
 def _discards(flow: _Flow) -> list[tuple[ast.AST, ast.AST]]:
     found = []
     for node, site in flow.sites.items():
-        origin = _Origin(node)
+        origin = Origin(node)
         # a forward whose result is never read is a demo; a helper's call is read through
         # what else it returns (loss, acc = fast_adapt(...); only acc printed)
         read = origin in flow.sunk or node in flow.summaries
         if node in flow.reached and read and not flow.fates.get(origin):
             if any(
-                BACKWARD_FATE in flow.fates.get(_Origin(node, cut=True, host=host), ())
+                BACKWARD_FATE in flow.fates.get(Origin(node, cut=True, host=host), ())
                 for host in (False, True)
             ):
                 flow.feeds_training.add(node)
@@ -204,15 +185,24 @@ class _Flow:
         self.sources = sources
         self.grad_on = grad_on
         self.summaries = summaries
-        self.env: dict[str, Taint] = {p: frozenset({_Origin(p)}) for p in w.params}
-        self.fates: dict[_Origin, set[str]] = {}
+        self.env: dict[str, Taint] = {p: frozenset({Origin(p)}) for p in w.params}
+        self.fates: dict[Origin, set[str]] = {}
         self.reached: set[ast.AST] = set()
         self.data_input: set[ast.AST] = set()  # forwards whose inputs carry no graph
         # origins read as numbers, indices, detached copies, logs: what makes a discard (a
         # forward whose result is never read at all is a demo, not inference)
-        self.sunk: set[_Origin] = set()
+        self.sunk: set[Origin] = set()
         # discarded forwards whose cut values still feed a backward(): targets, baselines
         self.feeds_training: set[ast.AST] = set()
+        # forwards of a model whose class is known: a shape read of their output only
+        # sizes something (``normal.sample(action.shape)``); of a name taken for a model,
+        # it may be all that shows the object is no model at all
+        self.known_models: set[ast.AST] = {
+            e.node
+            for e in w.events
+            if (e.kind == FORWARD and of_known_class(w, e.receiver))
+            or (e.kind == CALL and e.summary is not None and e.summary.returns_graph)
+        }
         # every origin node -> where its discard is reported (sources, and calls of a
         # model's own methods that run its forward: ``model.pi(x)``)
         self.sites: dict[ast.AST, ast.AST] = dict(sources)
@@ -232,22 +222,31 @@ class _Flow:
         (an action stored in a replay buffer is not part of the step that chose it)."""
         self.sunk |= taint
         if not keeps_values:
-            return _CLEAN
+            return CLEAN
         return frozenset(
-            o if o.cut and (o.host or not to_host) else _Origin(o.node, True, o.host or to_host)
+            o if o.cut and (o.host or not to_host) else Origin(o.node, True, o.host or to_host)
             for o in taint
         )
 
-    def fate(self, taint: Iterable[_Origin], what: str) -> None:
+    def shape_read(self, taint: Taint) -> Taint:
+        """What a shape read (``out.shape``, ``out.size(0)``) carries on. Of a known model's
+        output, numbers: no use of the graph, nor a sink (a shape check alone is a smoke
+        test, the shape sizing noise or a mask leaves the other uses to decide). Of a
+        name taken for a model, a use: it may be all that shows it is no model."""
+        unknown = frozenset(o for o in taint if o.node not in self.known_models)
+        self.fate(unknown, ESCAPE_FATE)
+        return unknown
+
+    def fate(self, taint: Iterable[Origin], what: str) -> None:
         for origin in taint:
             self.fates.setdefault(origin, set()).add(what)
 
     def run(self) -> None:
         self.block(self.w.body)
         for name in self.captured:  # a closure may backpropagate what it sees
-            self.fate(self.env.get(name, _CLEAN), ESCAPE_FATE)
+            self.fate(self.env.get(name, CLEAN), ESCAPE_FATE)
             # a detached value a closure reads: a target or advantage of its loss (TRPO)
-            self.fate({o for o in self.env.get(name, _CLEAN) if o.cut}, BACKWARD_FATE)
+            self.fate({o for o in self.env.get(name, CLEAN) if o.cut}, BACKWARD_FATE)
 
     # -- statements -----------------------------------------------------------------------
     def block(self, body: list[ast.stmt]) -> None:
@@ -293,7 +292,7 @@ class _Flow:
         elif isinstance(s, (ast.For, ast.AsyncFor)):
             iterated = self.ev(s.iter)
             if self._loader(s.iter):  # batches of a DataLoader carry no graph
-                iterated = _CLEAN
+                iterated = CLEAN
             for _ in range(2):  # twice: what one iteration leaves reaches the next
                 self.bind(s.target, iterated)
                 self.branches([s.body])
@@ -337,7 +336,7 @@ class _Flow:
             self.env = dict(start)
             self.block(body)
             for name, taint in self.env.items():
-                merged[name] = merged.get(name, _CLEAN) | taint
+                merged[name] = merged.get(name, CLEAN) | taint
         self.env = merged
 
     def bind(self, target: ast.expr, taint: Taint) -> None:
@@ -372,26 +371,26 @@ class _Flow:
         while isinstance(container, ast.Subscript):  # outs[k].append(out): outs holds it
             container = container.value
         if isinstance(container, ast.Name) and container.id not in self.globals:
-            self.env[container.id] = self.env.get(container.id, _CLEAN) | taint
+            self.env[container.id] = self.env.get(container.id, CLEAN) | taint
         else:
             self.fate(taint, ESCAPE_FATE)
 
     # -- expressions ----------------------------------------------------------------------
     def ev(self, node: ast.AST | None) -> Taint:
         if node is None:
-            return _CLEAN
+            return CLEAN
         if isinstance(node, ast.Call):
             return self.call(node)
         if isinstance(node, ast.Name):
-            return self.env.get(node.id, _CLEAN)
+            return self.env.get(node.id, CLEAN)
         if isinstance(node, ast.Attribute):
             base = self.ev(node.value)
             if node.attr in SHAPE_READS:
-                self.fate(base, ESCAPE_FATE)  # a shape check: a smoke test, not inference
+                return self.shape_read(base)
             if node.attr in CUTTING_ATTRS:
                 return self.cut(base, keeps_values=node.attr == "data")
             name = dotted(node)
-            return base | (self.env.get(name, _CLEAN) if name else _CLEAN)
+            return base | (self.env.get(name, CLEAN) if name else CLEAN)
         if isinstance(node, ast.Compare):
             parts = [self.ev(p) for p in [node.left, *node.comparators]]
             return self.cut(frozenset().union(*parts), keeps_values=False)
@@ -401,19 +400,19 @@ class _Flow:
         if isinstance(node, ast.JoinedStr):
             for value in node.values:
                 self.sunk |= self.ev(value)
-            return _CLEAN
+            return CLEAN
         if isinstance(node, ast.NamedExpr):
             taint = self.ev(node.value)
             self.bind(node.target, taint)
             return taint
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
             self.fate(self.ev(node.value), RETURN_FATE)
-            return _CLEAN
+            return CLEAN
         if isinstance(node, ast.Lambda):
-            return _CLEAN
+            return CLEAN
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return self.comprehension(node)
-        taint = _CLEAN
+        taint = CLEAN
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 taint = taint | self.ev(child)
@@ -434,42 +433,42 @@ class _Flow:
 
     def call(self, call: ast.Call) -> Taint:
         func = call.func
-        receiver = self.ev(func.value) if isinstance(func, ast.Attribute) else _CLEAN
+        receiver = self.ev(func.value) if isinstance(func, ast.Attribute) else CLEAN
         if isinstance(func, ast.Name):
             # the thing called holds a graph: not a tensor after all (net = Net(); net(x))
-            self.fate(self.env.get(func.id, _CLEAN), ESCAPE_FATE)
+            self.fate(self.env.get(func.id, CLEAN), ESCAPE_FATE)
         arg_taints = [self.ev(a) for a in call.args] + [self.ev(k.value) for k in call.keywords]
-        passed: Taint = frozenset().union(*arg_taints) if arg_taints else _CLEAN
-        own: Taint = _CLEAN
+        passed: Taint = frozenset().union(*arg_taints) if arg_taints else CLEAN
+        own: Taint = CLEAN
         if call in self.sources:
             self.reached.add(call)
-            own = frozenset({_Origin(call)})
+            own = frozenset({Origin(call)})
             if not any(not o.cut for o in passed):  # (the receiver: the model's holder)
                 self.data_input.add(call)  # teacher(x): nothing upstream needs the graph
         name = self.w.fa.imports.resolve(func) or ""
         tail = func.attr if isinstance(func, ast.Attribute) else last_part(name)
         if tail in BACKWARD_CALLS or name in GRAD_FUNCTIONS:
             self.fate(receiver | passed, BACKWARD_FATE)
-            return _CLEAN
+            return CLEAN
         summary = self.summaries.get(call)
         if summary is None and isinstance(func, ast.Attribute):
             summary = self.model_method(func)
             if summary is not None and summary.returns_graph and self.grad_on.get(call, False):
                 self.sites[call] = call  # model.pi(x): the model's own method runs forward
                 self.reached.add(call)
-                own = frozenset({_Origin(call)})
+                own = frozenset({Origin(call)})
         if summary is not None:
             if summary.discards and self.grad_on.get(call, False):
                 self.discarding.append(call)
             if summary.returns_cut:  # a detached tensor: maybe a target (see _calls_used)
-                own = own | {_Origin(call, cut=True)}
+                own = own | {Origin(call, cut=True)}
             result = own | self.through_summary(call, summary, receiver, arg_taints)
             if summary.return_positions is not None:
                 self.call_elements[call] = self.split_return(call, summary, own, arg_taints)
             return result
         if isinstance(func, ast.Attribute):
             if tail in SHAPE_READS:
-                self.fate(receiver, ESCAPE_FATE)
+                return own | passed | self.shape_read(receiver)
             if tail in CUTTING_METHODS:
                 kept = tail in VALUE_KEEPING
                 return own | self.cut(receiver | passed, kept, tail in HOST_READS)
@@ -517,7 +516,7 @@ class _Flow:
         self, call: ast.Call, summary: Summary, receiver: Taint, arg_taints: list[Taint]
     ) -> Taint:
         """A call of a function the analysis walked: its parameters' fates are known."""
-        result: Taint = _CLEAN
+        result: Taint = CLEAN
         for param, taint in bind_arguments(call, summary.params, arg_taints).items():
             fates = summary.param_fates.get(param)
             if fates is None:  # a summary made before the pass knew (or a foreign one)
@@ -528,6 +527,8 @@ class _Flow:
                 self.fate(taint, what)
             if RETURN_FATE in fates:
                 result |= taint
+            if param in summary.returned_cut:
+                result |= self.cut(taint, keeps_values=True)
         unbound = (
             len(call.args)
             + len(call.keywords)
@@ -545,9 +546,13 @@ class _Flow:
         bound = bind_arguments(call, summary.params, arg_taints)
         elements = []
         for labels in summary.return_positions or ():
-            element = own if GRAPH_LABEL in labels else _CLEAN
+            element = own if GRAPH_LABEL in labels else CLEAN
             for param in labels - {GRAPH_LABEL}:
-                element = element | bound.get(param, _CLEAN)
+                if param.endswith(DETACHED):  # its detached value: a target of a loss
+                    passed = bound.get(param[: -len(DETACHED)], CLEAN)
+                    element = element | self.cut(passed, keeps_values=True)
+                else:
+                    element = element | bound.get(param, CLEAN)
             elements.append(element)
         return elements
 
@@ -557,14 +562,16 @@ class _Flow:
         tuples = self.returned_tuples
         if not tuples or any(t is None for t in tuples) or len({len(t) for t in tuples}) != 1:
             return None
+        detached = detached_params(self.w)
         positions = []
         for index in range(len(tuples[0])):  # type: ignore[arg-type]
             labels: set[str] = set()
             for elements in tuples:
                 for origin in elements[index]:  # type: ignore[index]
-                    if origin.cut:
-                        continue
-                    labels.add(origin.node if isinstance(origin.node, str) else GRAPH_LABEL)
+                    if origin.cut and origin.node in detached:
+                        labels.add(f"{origin.node}{DETACHED}")
+                    elif not origin.cut:
+                        labels.add(origin.node if isinstance(origin.node, str) else GRAPH_LABEL)
             positions.append(frozenset(labels))
         return tuple(positions)
 

@@ -267,10 +267,15 @@ def _compare(op: ast.cmpop, left: object, right: object) -> object:
     return _UNKNOWN
 
 
-def forward_no_grad_switch(forward: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+def forward_no_grad_switch(
+    forward: ast.FunctionDef | ast.AsyncFunctionDef,
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] | None = None,
+) -> str | None:
     """The flag of a forward() that runs its computation under no_grad when one parameter
     says so: its body is an ``if`` on that parameter, one arm of which only switches modes
-    and runs ``with torch.no_grad():`` blocks."""
+    and runs ``with torch.no_grad():`` blocks, or returns what a method of the class
+    computes under no_grad (``else: return self.reverse_flow(z)``)."""
+    methods = methods or {}
     names = [
         a.arg for a in [*forward.args.posonlyargs, *forward.args.args, *forward.args.kwonlyargs]
     ]
@@ -283,11 +288,76 @@ def forward_no_grad_switch(forward: ast.FunctionDef | ast.AsyncFunctionDef) -> s
         if param is None:
             continue
         for arm, taken in ((stmt.body, True), (stmt.orelse, False)):
-            if arm and all(_without_grad(s) for s in arm):
+            if arm and all(_without_grad(s) or _returns_no_grad_method(s, methods) for s in arm):
                 for value in (True, False):
                     if bool(_evaluate(stmt.test, {param: value}, aliases)) == taken:
                         return f"{NO_GRAD_WHEN}{param}={value!r}"
     return None
+
+
+# the flag of a forward() that turns autograd off by the model's own state (its class
+# decides when): every call of such a model may run without a graph
+NO_GRAD_BY_STATE = f"{NO_GRAD_WHEN}self"
+
+
+def forward_state_switch(
+    forward: ast.FunctionDef | ast.AsyncFunctionDef,
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+) -> bool:
+    """forward() turns autograd off itself when an attribute of the model says so:
+    ``if not self.trainable: return self.inference(x)`` with ``inference`` under
+    ``@torch.no_grad()``, or ``if not self.training: with torch.no_grad(): ...``."""
+    for stmt in forward.body:
+        if not isinstance(stmt, ast.If) or not _reads_own_attribute(stmt.test):
+            continue
+        for arm in (stmt.body, stmt.orelse):
+            no_grad = [s for s in arm if _returns_no_grad_method(s, methods)]
+            no_grad += [s for s in arm if isinstance(s, (ast.With, ast.AsyncWith))]
+            if no_grad and all(
+                _without_grad(s) or _returns_no_grad_method(s, methods) for s in arm
+            ):
+                return True
+    return False
+
+
+def _reads_own_attribute(test: ast.expr) -> bool:
+    return any(
+        isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"
+        for n in ast.walk(test)
+    )
+
+
+def _returns_no_grad_method(
+    stmt: ast.stmt, methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+) -> bool:
+    """``return self.inference(x)``, a method of the class decorated ``@torch.no_grad()``."""
+    call = stmt.value if isinstance(stmt, ast.Return) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return False
+    if not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self"):
+        return False
+    method = methods.get(call.func.attr)
+    if method is None:
+        return False
+    if any(_is_no_grad(d) for d in method.decorator_list):
+        return True
+    # def reverse_flow(self, z): with torch.no_grad(): ... return x
+    body = [s for s in method.body if not _docstring(s)]
+    if body and isinstance(body[-1], ast.Return) and isinstance(body[-1].value, ast.Name):
+        body = body[:-1]
+    return bool(body) and all(
+        isinstance(s, (ast.With, ast.AsyncWith)) and _without_grad(s) for s in body
+    )
+
+
+def _docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
+
+def _is_no_grad(decorator: ast.expr) -> bool:
+    func = decorator.func if isinstance(decorator, ast.Call) else decorator
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name in {"no_grad", "inference_mode"}
 
 
 def _without_grad(stmt: ast.stmt) -> bool:
@@ -312,6 +382,8 @@ def _without_grad(stmt: ast.stmt) -> bool:
 def switches_off_grad(flags: frozenset[str], call: ast.Call) -> bool:
     """The model call passes the literal its forward() turns autograd off with."""
     for flag in flags:
+        if flag == NO_GRAD_BY_STATE:
+            return True  # when, the model's own state decides: it may run without a graph
         if flag.startswith(NO_GRAD_WHEN):
             param, _, value = flag[len(NO_GRAD_WHEN) :].partition("=")
             passed = next((kw.value for kw in call.keywords if kw.arg == param), None)

@@ -331,6 +331,7 @@ def _export(
         forwards={k: node(n) for k, n in summary.forwards.items() if keep(k)},  # type: ignore[misc]
         # what becomes of a graph handed to it (count_accuracy(logits, y) reads numbers)
         param_fates=dict(summary.param_fates),
+        returned_cut=summary.returned_cut,
         returns_cut=summary.returns_cut,
         # a model's own method: does it return its forward's graph, or read it inside?
         returned_elements=elements,

@@ -205,9 +205,25 @@ class ScopeState:
         value = self.env.get(name)
         if value is None and name not in self.env and self.func is not None:
             value = self.fa.module_env.get(name)
+        if value is None and name not in self.env:
+            value = self._attribute_of_instance(name)
         if value is None:
             value = value_from_name(name)
         return value
+
+    def _attribute_of_instance(self, name: str) -> Value | None:
+        """``alg.policy_net`` where ``alg = DDPG(...)``, a class of this file whose methods
+        set ``self.policy_net = DPG_PolicyNetwork(...)``: what they set."""
+        root, _, attr = name.partition(".")
+        if not attr or "." in attr or root in {"self", "cls"}:
+            return None
+        owner = self.env.get(root)
+        if owner is None and self.func is not None:
+            owner = self.fa.module_env.get(root)
+        if owner is None or owner.kind not in {V.OBJECT, V.MODEL}:
+            return None
+        info = self.fa.classes.get(owner.cls or "")
+        return info.attrs.get(attr) if info is not None else None
 
     def no_grad(self) -> bool:
         return self.no_grad_stack[-1]

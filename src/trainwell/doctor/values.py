@@ -141,7 +141,7 @@ TENSOR_FACTORIES = {
 WRAPPER_CLASS = re.compile(r"DataParallel$|^[A-Z]\w*Wrapper")
 MODEL_WRAPPERS = {
     "DataParallel", "DistributedDataParallel", "DDP", "FSDP", "FullyShardedDataParallel",
-    "compile",
+    "compile", "convert_sync_batchnorm",
 }  # fmt: skip
 FUNCTIONAL_LOSSES = {
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",

@@ -274,3 +274,53 @@ def test_a_class_with_a_forward_over_a_base_not_in_the_checkout_is_a_model(
         tmp_path, "bin/train.py", ASR_TRAIN.replace(", EVAL", f", {call}" if call else "")
     )
     assert found([script]) == {("train.py", line, "TW012") for line in expected}
+
+
+PPO_AGENT = """
+import torch
+
+
+class PPO(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.actor = torch.nn.Linear(3, 2)
+
+    def get_action(self, x):
+        return self.actor(x)
+"""
+
+SAC_AGENT = PPO_AGENT.replace("PPO", "SAC").replace(
+    "return self.actor(x)", "return self.actor(x).tanh()"
+)
+
+MUJOCO_MAIN = """
+import torch
+
+from agents.ppo import PPO
+from agents.sac import SAC
+
+if args.algo == "ppo":
+    agent = PPO()
+elif args.algo == "sac":
+    agent = SAC()
+for step in range(1000):
+    mu = agent.get_action(torch.as_tensor(state))
+    state = env.step(mu.cpu().numpy())
+"""
+
+
+def test_an_agent_of_one_of_two_classes_of_other_files_acts_under_grad_mode(
+    tmp_path: Path,
+) -> None:
+    """``agent`` is a PPO or a SAC (two files of ``agents/``, a folder without an
+    ``__init__.py``): its ``get_action`` is either class's, a forward kept as numbers."""
+    write(tmp_path, "agents/ppo.py", PPO_AGENT)
+    write(tmp_path, "agents/sac.py", SAC_AGENT)
+    script = write(tmp_path, "main.py", MUJOCO_MAIN)
+    assert found([script]) == {("main.py", 11, "TW012")}
+    guarded = MUJOCO_MAIN.replace(
+        "    mu = agent.get_action(torch.as_tensor(state))",
+        "    with torch.no_grad():\n        mu = agent.get_action(torch.as_tensor(state))",
+    )
+    script.write_text(guarded.lstrip("\n"))
+    assert found([script]) == set()

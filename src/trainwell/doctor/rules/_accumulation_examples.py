@@ -301,4 +301,21 @@ EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # with k > 1 the loss is divided (and never backpropagated: another bug); the
+        # backward() runs only when k is 1: one backward per step
+        "backward_only_in_the_arm_without_accumulation",
+        """\
+        for step, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            if args.gradient_accumulation_steps > 1:
+                loss = loss / args.gradient_accumulation_steps
+            else:
+                loss.backward()
+            if (step + 1) % args.gradient_accumulation_steps == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        [],
+    ),
 )

@@ -172,6 +172,7 @@ def summarize(w: ScopeWalker) -> Summary:
         # reported at its calls
         summary.returns_graph, summary.graph_site = True, None
     summary.param_fates = flow.param_fates
+    summary.returned_cut = flow.returned_cut
     summary.return_positions = flow.return_positions
     summary.returns_cut = flow.returns_cut
     if is_module_method(w) and not w.facts.grad_machinery:

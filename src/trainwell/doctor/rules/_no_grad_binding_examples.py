@@ -321,4 +321,241 @@ BINDING_EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # forward() runs the no_grad inference itself when the model is not trainable
+        "a_forward_that_turns_autograd_off_by_the_model_s_own_state",
+        """\
+        class YOLO(nn.Module):
+            def __init__(self, trainable=False):
+                super().__init__()
+                self.trainable = trainable
+                self.head = nn.Conv2d(3, 5, 1)
+
+            @torch.no_grad()
+            def inference(self, x):
+                return self.head(x).argmax(1)
+
+            def forward(self, x):
+                if not self.trainable:
+                    return self.inference(x)
+                return self.head(x)
+
+        net = YOLO(trainable=True)
+        net = torch.nn.SyncBatchNorm.convert_sync_batchnorm(net)
+        for x, y in loader:
+            loss = F.cross_entropy(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        net.trainable = False
+        net.eval()
+        boxes = net(val_images).cpu().numpy()
+        """,
+        [],
+    ),
+    Example(
+        # forward(reverse=True) returns reverse_flow(), whose body runs under no_grad
+        "a_forward_whose_switch_returns_a_method_run_under_no_grad",
+        """\
+        class Glow(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.flow = nn.Linear(4, 4)
+
+            def reverse_flow(self, z):
+                with torch.no_grad():
+                    x = self.flow(z)
+                return x
+
+            def forward(self, x=None, z=None, reverse=False):
+                if not reverse:
+                    return self.flow(x)
+                else:
+                    return self.reverse_flow(z)
+
+        graph = Glow()
+        graph.eval()
+        img = graph(z=torch.randn(1, 4), reverse=True)
+        save_image(img.cpu())
+        """,
+        [],
+    ),
+    Example(
+        # the same sampling without the switch records a graph
+        "a_forward_whose_switch_is_not_passed_runs_under_grad_mode",
+        """\
+        class Glow(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.flow = nn.Linear(4, 4)
+
+            def reverse_flow(self, z):
+                with torch.no_grad():
+                    x = self.flow(z)
+                return x
+
+            def forward(self, x=None, z=None, reverse=False):
+                if not reverse:
+                    return self.flow(x)
+                else:
+                    return self.reverse_flow(z)
+
+        graph = Glow()
+        graph.eval()
+        img = graph(x=torch.randn(1, 4))
+        save_image(img.cpu())
+        """,
+        [(19, "TW012")],
+    ),
+    Example(
+        # the class is the project's: a loss of its name, not a second model run
+        "a_loss_class_of_the_project_named_in_lower_case",
+        """\
+        class yoloLoss(nn.Module):
+            def forward(self, pred, target):
+                return ((pred - target) ** 2).sum()
+
+        criterion = yoloLoss()
+        net = torchvision.models.resnet50()
+        for images, target in train_loader:
+            loss = criterion(net(images), target)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        validation_loss = 0.0
+        for images, target in test_loader:
+            with torch.no_grad():
+                pred = net(images)
+            loss = criterion(pred, target)
+            validation_loss += loss.item()
+        """,
+        [],
+    ),
+    Example(
+        # the agent's networks are attributes its class sets: alg.policy_net is a
+        # PolicyNet, whose get_action() runs its forward; the noise is sized by the shape
+        "a_model_held_in_an_attribute_of_an_object_of_the_file",
+        """\
+        class PolicyNet(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 1)
+
+            def get_action(self, state, noise_scale=1.0):
+                action = self.fc(torch.as_tensor(state))
+                noise = noise_scale * torch.randn(action.shape)
+                return (action + noise).detach().cpu().numpy()
+
+        class DDPG:
+            def __init__(self):
+                self.policy_net = PolicyNet()
+
+        alg = DDPG()
+        for step in range(1000):
+            action = alg.policy_net.get_action(state)
+            state = env.step(action)
+        """,
+        [(17, "TW012")],
+    ),
+    Example(
+        # the old policy's log-probs go into the loss detached, inside ppo_loss(): part
+        # of the update, as a target is
+        "a_detached_argument_returned_in_a_tuple_feeds_the_caller_s_loss",
+        """\
+        def log_prob(policy, obs, actions):
+            mean = policy(obs)
+            return -((actions - mean) ** 2).sum(-1)
+
+
+        def ppo_loss(policy, obs, actions, old_log_prob, adv):
+            ratio = torch.exp(log_prob(policy, obs, actions) - old_log_prob.detach())
+            return -(ratio * adv).mean(), ratio.mean().item()
+
+
+        policy = nn.Linear(4, 2)
+        opt = torch.optim.Adam(policy.parameters())
+        for it in range(100):
+            obs, actions, adv = rollout()
+            old_log_prob = log_prob(policy, obs, actions)
+            for epoch in range(4):
+                loss, ratio = ppo_loss(policy, obs, actions, old_log_prob, adv)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        """,
+        [],
+    ),
+    Example(
+        # eval_step() runs under no_grad; predict() is a Sigmoid layer over its output,
+        # a layer without weights that records no graph of its own
+        "a_layer_without_weights_over_an_output_made_under_no_grad",
+        """\
+        class GCN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 3)
+                self.opt = torch.optim.Adam(self.parameters())
+
+            def predict(self, preds):
+                return nn.Sigmoid()(preds)
+
+            def train_step(self, x, y):
+                self.train()
+                preds = self.fc(x)
+                loss = F.binary_cross_entropy_with_logits(preds, y)
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+                return loss.item()
+
+            def eval_step(self, x, y):
+                self.eval()
+                with torch.no_grad():
+                    preds = self.fc(x)
+                    loss = F.binary_cross_entropy_with_logits(preds, y)
+                return loss, self.predict(preds)
+
+
+        def evaluate(model, x, y):
+            loss, probs = model.eval_step(x, y)
+            return loss.item(), (probs > 0.5).float().mean().item()
+
+
+        def run(model, data):
+            for epoch in range(10):
+                model.train_step(*data.train)
+                print(evaluate(model, *data.val))
+
+
+        run(GCN(), data)
+        """,
+        [],
+    ),
+    Example(
+        # one eval() opens one sampling block: its two loops are one region of the model
+        "one_finding_for_a_sampling_block_of_two_loops_after_one_eval",
+        """\
+        def tensor2numpy(x):
+            return x.detach().cpu().numpy().transpose(1, 2, 0)
+
+
+        def train(gen, opt, loader, test_images, iters):
+            for step in range(iters):
+                x, y = next(loader)
+                loss = F.l1_loss(gen(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                if step % 100 == 0:
+                    gen.eval()
+                    grid = []
+                    for _ in range(5):
+                        grid.append(tensor2numpy(gen(next(loader)[0])[0]))
+                    for _ in range(5):
+                        grid.append(tensor2numpy(gen(next(test_images))[0]))
+                    save_grid(grid, step)
+                    gen.train()
+        """,
+        [(16, "TW012")],
+    ),
 )

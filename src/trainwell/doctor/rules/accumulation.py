@@ -104,6 +104,8 @@ def check_accumulation_scaling(w: ScopeWalker) -> None:
         for back in _accumulating_backwards(w, step, gate):
             if _root_name(back.node) in divided:
                 continue  # loss[key] = v / k over the dict's items, then loss["lm"].backward()
+            if k is not None and _without_accumulation(w, back, k):
+                continue  # if k > 1: loss = loss / k ... else: loss.backward()
             for node in _unscaled_nodes(back, undivided):
                 if id(node) in flagged:
                     continue
@@ -116,6 +118,25 @@ def check_accumulation_scaling(w: ScopeWalker) -> None:
                     "backward() calls per step but the loss is not divided by the number "
                     "of accumulation steps",
                 )
+
+
+def _without_accumulation(w: ScopeWalker, back: Event, k: ast.expr) -> bool:
+    """The backward() runs only in an arm where k is 1: ``else`` of ``if k > 1:``, the
+    body of ``if k == 1:``: one backward per step there."""
+    name = dotted(k)
+    for if_id, branch in back.path:
+        test = w.ifs[if_id].node.test  # type: ignore[attr-defined]
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+            continue
+        bound = test.comparators[0]
+        if dotted(test.left) != name or not isinstance(bound, ast.Constant):
+            continue
+        op, value = type(test.ops[0]), bound.value
+        at_most_one = (op is ast.Gt and value == 1) or (op is ast.GtE and value == 2)
+        just_one = (op is ast.Eq and value == 1) or (op is ast.LtE and value == 1)
+        if (at_most_one and branch == 1) or (just_one and branch == 0):
+            return True
+    return False
 
 
 def _unscaled_nodes(back: Event, undivided: bool) -> list:

@@ -24,6 +24,7 @@ from ..events import (
     Summary,
 )
 from ..foreign import ForeignNode
+from ..graph_calls import PARAMETERLESS_LAYERS
 from ._common import (
     caller_key,
     flow_of,
@@ -450,10 +451,27 @@ def _reported_by_eval_rule(
     elif w.func is not None and not trains:
         first, last = w.func.lineno, getattr(w.func, "end_lineno", None) or last
     models = {model, *_parents(model)}
+    since = _put_in_eval_before(w, event, models)
+    if since is not None:  # the region the eval() opened: a sampling block of two loops
+        first = min(first, since)
     return any(
         f.path is None and first <= f.line <= last and f.message.partition("(")[0] in models
         for _, f in found
     )
+
+
+def _put_in_eval_before(w: ScopeWalker, event: Event | None, models: set) -> int | None:
+    """The line of the eval() that left the model in eval mode up to ``event`` (no train()
+    since), in the same iteration of the loops around both."""
+    if event is None:
+        return None
+    line = None
+    for e in w.events[: event.seq]:
+        if e.receiver not in models or e.kind not in {EVAL, TRAIN, MODE_UNKNOWN}:
+            continue
+        inside = e.kind == EVAL and e.loops == event.loops[: len(e.loops)]
+        line = getattr(e.node, "lineno", None) if inside else None
+    return line
 
 
 def _method_owner(w: ScopeWalker, what: str | None) -> str | None:
@@ -471,13 +489,6 @@ def _parents(model: str | None) -> list[str]:
 
 
 # torch.nn layers without parameters: their forward records no graph of its own
-_PARAMETERLESS = {
-    "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "Identity", "Flatten",
-    "Unflatten", "ReLU", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax",
-    "LogSoftmax", "Dropout", "Dropout2d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
-    "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-    "AdaptiveAvgPool3d", "AdaptiveMaxPool2d", "PixelShuffle", "PixelUnshuffle",
-}  # fmt: skip
 
 
 def _built_parameterless(w: ScopeWalker, node: ast.AST) -> bool:
@@ -485,12 +496,12 @@ def _built_parameterless(w: ScopeWalker, node: ast.AST) -> bool:
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Call)):
         return False
     built = w.fa.imports.resolve(node.func.func) or dotted(node.func.func) or ""
-    return built.rpartition(".")[2] in _PARAMETERLESS
+    return built.rpartition(".")[2] in PARAMETERLESS_LAYERS
 
 
 def _parameterless(w: ScopeWalker, model: str | None) -> bool:
     value = w.lookup(model) if model else None
-    return value is not None and value.kind == V.MODEL and value.cls in _PARAMETERLESS
+    return value is not None and value.kind == V.MODEL and value.cls in PARAMETERLESS_LAYERS
 
 
 def _registers_hooks(w: ScopeWalker) -> bool:

@@ -45,6 +45,35 @@ TW007 = Rule(
             "def f(logits, y):\n    return F.cross_entropy(logits, y)\n",
             [],
         ),
+        Example(
+            # the model and the loss reach the step through two functions
+            "softmax_model_handed_down_two_functions",
+            """\
+            class CNN(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(4, 3)
+                    self.softmax = nn.Softmax(dim=1)
+
+                def forward(self, x):
+                    return self.softmax(self.fc(x))
+
+            def train_one_epoch(model, loader, loss_fn, opt):
+                for x, y in loader:
+                    loss = loss_fn(model(x), y)
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+
+            def train(model, loader, loss_fn, opt, epochs):
+                for _ in range(epochs):
+                    train_one_epoch(model, loader, loss_fn, opt)
+
+            cnn = CNN()
+            train(cnn, loader, nn.CrossEntropyLoss(), torch.optim.Adam(cnn.parameters()), 10)
+            """,
+            [(12, "TW007")],
+        ),
     ),
 )
 
