@@ -1,4 +1,4 @@
-"""The doctor on the held-out corpora checked as projects (heldout9 to heldout44).
+"""The doctor on the held-out corpora checked as projects (heldout9 to heldout48).
 
 Each of these corpora stores, beside its scored scripts, the modules of the same repository
 that they import (``context/``), so ``real/score.py --projects`` checks every script inside
@@ -47,7 +47,7 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     "heldout24": (44, {"2.5": (0.96, 0.89), "2.6": (0.92, 0.80)}),
     "heldout25": (21, {"2.5": (0.99, 0.93), "2.6": (0.99, 0.75)}),
     "heldout26": (40, {"2.5": (0.97, 0.94), "2.6": (0.90, 0.81)}),
-    "heldout27": (40, {"2.5": (0.99, 0.76), "2.6": (0.99, 0.40)}),
+    "heldout27": (40, {"2.5": (0.99, 0.84), "2.6": (0.99, 0.60)}),
     "heldout28": (42, {"2.5": (0.99, 0.90), "2.6": (0.99, 0.76)}),
     "heldout29": (20, {"2.5": (0.99, 0.82), "2.6": (0.99, 0.20)}),
     "heldout30": (35, {"2.5": (0.97, 0.85), "2.6": (0.90, 0.56)}),
@@ -58,13 +58,20 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     "heldout35": (45, {"2.5": (0.96, 0.81), "2.6": (0.93, 0.70)}),
     "heldout36": (42, {"2.5": (0.97, 0.78), "2.6": (0.88, 0.44)}),
     "heldout37": (42, {"2.5": (0.93, 0.85), "2.6": (0.75, 0.56)}),
-    "heldout38": (39, {"2.5": (0.97, 0.85), "2.6": (0.88, 0.57)}),
+    "heldout38": (39, {"2.5": (0.97, 0.87), "2.6": (0.90, 0.64)}),
     "heldout39": (43, {"2.5": (0.97, 0.90), "2.6": (0.85, 0.60)}),
     "heldout40": (39, {"2.5": (0.99, 0.84), "2.6": (0.99, 0.62)}),
     "heldout41": (36, {"2.5": (0.99, 0.94), "2.6": (0.99, 0.84)}),
-    "heldout42": (35, {"2.5": (0.92, 0.92), "2.6": (0.60, 0.60)}),
+    "heldout42": (35, {"2.5": (0.96, 0.92), "2.6": (0.75, 0.60)}),
     "heldout43": (38, {"2.5": (0.99, 0.96), "2.6": (0.99, 0.88)}),
-    "heldout44": (40, {"2.5": (0.99, 0.85), "2.6": (0.99, 0.70)}),
+    "heldout44": (40, {"2.5": (0.99, 0.91), "2.6": (0.99, 0.82)}),
+    "heldout45": (37, {"2.5": (0.99, 0.88), "2.6": (0.99, 0.81)}),
+    "heldout46": (24, {"2.5": (0.99, 0.82), "2.6": (0.99, 0.70)}),
+    "heldout47": (33, {"2.5": (0.99, 0.96), "2.6": (0.99, 0.92)}),
+    # (0.81: glow's `graph` comes out of a builder's dict, so its forward(reverse=True),
+    # which samples under no_grad, is not known; AutoAttack's helper is called only by a
+    # method another file runs under no_grad)
+    "heldout48": (33, {"2.5": (0.81, 0.61), "2.6": (0.72, 0.50)}),
 }
 
 
