@@ -232,8 +232,9 @@ class FileAnalysis:
             for cls in class_nodes:
                 if any(_is_module_base(b, self.imports, local_modules) for b in cls.bases):
                     local_modules.add(cls.name)
+        own_classes = {cls.name for cls in class_nodes}
         for cls in class_nodes:
-            if cls.name not in local_modules and self._unseen_module_base(cls):
+            if cls.name not in local_modules and self._unseen_module_base(cls, own_classes):
                 local_modules.add(cls.name)
         for cls in class_nodes:
             methods = {
@@ -246,7 +247,7 @@ class FileAnalysis:
             for method in methods.values():
                 self.method_class[method] = info
 
-    def _unseen_module_base(self, cls: ast.ClassDef) -> bool:
+    def _unseen_module_base(self, cls: ast.ClassDef, own_classes: set[str]) -> bool:
         """``class Speech2Text(ModelBase)`` with ``def forward(self, batch)``, its base in a
         file the analysis does not have: a model (a class of torch's own, an autograd
         Function among them, or of this file is known for what it is)."""
@@ -262,9 +263,7 @@ class FileAnalysis:
             name = self.imports.resolve(base) or dotted(base) or ""
             if name in {"object", "ABC", "abc.ABC"} or name.startswith("torch."):
                 return False
-            if last_part(name) in self.classes or any(
-                isinstance(n, ast.ClassDef) and n.name == name for n in self.tree.body
-            ):
+            if name in own_classes:
                 return False  # a class of this file, not a module: known
         return True
 
