@@ -106,6 +106,10 @@ def main() -> None:
             "schedule": {"name": "warmup_cosine", "warmup_steps": 3},
             "checkpoint": {
                 "every_steps": args.every_steps,
+                # every due save is made: with the default (20x the last save's blocking time)
+                # an async save's tiny blocking time can still skip step 6 on a loaded machine,
+                # and a kill then finds only the step-3 file its writer had not finished
+                "min_interval_s": 0,
                 "keep_last": 2,
                 "async_save": args.async_save,
                 "resume": "auto" if args.resume else None,
