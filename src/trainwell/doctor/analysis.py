@@ -163,6 +163,39 @@ class Checks(WalkHooks, Protocol):
         """What the callers of a walked scope need to know."""
 
 
+def _false_flags(nodes: list[ast.AST]) -> set[str]:
+    """Names that every binding in the file sets to a false constant (``False``, ``None``,
+    ``0``): any other binding (a parameter, an import, a loop variable, an assignment of
+    anything else, in any scope) makes the name a real choice."""
+    bindings: dict[str, int] = {}
+    false: dict[str, int] = {}
+    for node in nodes:
+        name = _bound_name(node)
+        if name is not None:
+            bindings[name] = bindings.get(name, 0) + 1
+        if isinstance(node, ast.Assign) and _a_false_constant(node.value):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    false[target.id] = false.get(target.id, 0) + 1
+    return {name for name, count in false.items() if bindings.get(name) == count}
+
+
+def _a_false_constant(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and not node.value
+
+
+def _bound_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return node.id  # x = ..., for x in ..., with ... as x, x += 1, del x
+    if isinstance(node, ast.arg):
+        return node.arg
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name).split(".")[0]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name
+    return None
+
+
 class FileAnalysis:
     """Holds everything known about one file and drives the walks over its scopes."""
 
@@ -212,6 +245,9 @@ class FileAnalysis:
         # names the file treats as modules (``G.eval()``, ``G.parameters()``) whatever their
         # class: a class the analysis cannot see (``from models import *``) is a model then
         self.evident_models: set[str] = _evident_models(self.nodes)
+        # names only ever bound to False (``USE_AMP = False`` in both arms of a try): an
+        # ``if USE_AMP:`` arm never runs
+        self.false_flags: set[str] = _false_flags(self.nodes)
         self._index()
         self.entry_points: set[ast.AST] = _entry_points(self.tree, self.functions, self.imports)
         self.callbacks: set[str] = _callbacks(self.nodes, self.functions)

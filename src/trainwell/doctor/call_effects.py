@@ -118,6 +118,10 @@ class CallEffects(ScopeState):
             if method in FORWARD_METHODS or method == "module" or method.startswith("forward_"):
                 self.emit(FORWARD, call, receiver=self.model_key(recv_name))
                 return self._model_output(recv)
+            if V.SUBMODULE in recv.flags and call.args and method not in V.MODULE_SELF_METHODS:
+                # for flow in self.flows[::-1]: z, ld = flow.inverse(z) runs the layer
+                self.emit(FORWARD, call, receiver=self.model_key(recv_name))
+                return self._model_output(recv)
             if method in V.MODULE_SELF_METHODS:
                 return recv
             return NOTHING

@@ -205,15 +205,35 @@ class StatementWalker(ExpressionWalker):
                 self.bind(target, None, None)
                 return
         if not is_loader:
-            self.bind(target, None, None)
+            self._bind_element(node, target)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for elt in target.elts:
                 self.bind(elt, Value(V.TENSOR, flags=frozenset({V.FROM_LOADER})), None)
         else:
             self.bind(target, Value(V.BATCH), None)
 
+    def _bind_element(self, node: ast.For | ast.AsyncFor, target: ast.expr) -> None:
+        """``for flow in self.flows[::-1]``, ``for i, layer in enumerate(self.layers)``
+        over an nn.ModuleList, Sequential or ModuleDict's values: each element is one of
+        its submodules."""
+        element = None
+        container = _module_container(node.iter)
+        if container is not None:
+            value = self.lookup(dotted(container))
+            if value is not None and value.kind == V.MODEL and value.cls in V.MODULE_CONTAINERS:
+                element = Value(V.MODEL, flags=frozenset({V.SUBMODULE}))
+        pair = isinstance(target, ast.Tuple) and len(target.elts) == 2
+        if element is not None and _enumerate_like(node.iter) and pair:
+            self.bind(target.elts[0], Value(V.NUMBER), None)  # type: ignore[attr-defined]
+            target = target.elts[1]  # type: ignore[attr-defined]
+        self.bind(target, element, None)
+
     def visit_If(self, node: ast.If) -> None:
         self.ev(node.test)
+        truth = _constant_truth(node.test, self.fa.false_flags)
+        if truth is not None:  # if False:, if USE_AMP: with USE_AMP only ever False
+            self.visit_block(node.body if truth else node.orelse)
+            return
         self._branches(node, [node.body, node.orelse])
 
     def _branches(self, node: ast.stmt, blocks: list[list[ast.stmt]]) -> None:
@@ -436,6 +456,40 @@ def _unwrap_iter(node: ast.expr) -> ast.expr:
     ):
         node = node.args[0]
     return node
+
+
+def _constant_truth(test: ast.expr, false_flags: set[str]) -> bool | None:
+    """The value of an if's test when the file fixes it: a literal, or a name the file
+    only ever sets to False (``not`` of either too); None when it can vary."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _constant_truth(test.operand, false_flags)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    if isinstance(test, ast.Name) and test.id in false_flags:
+        return False
+    return None
+
+
+def _module_container(node: ast.expr) -> ast.expr | None:
+    """``self.flows`` of ``reversed(self.flows)``, ``self.flows[::-1]``,
+    ``enumerate(self.layers)``, ``self.blocks.values()``."""
+    while True:
+        if (
+            isinstance(node, ast.Call)
+            and node.args
+            and dotted(node.func) in {"reversed", "enumerate"}
+        ):
+            node = node.args[0]
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            node = node.value
+        elif isinstance(node, ast.Call) and not node.args and isinstance(node.func, ast.Attribute):
+            if node.func.attr != "values":
+                return None
+            node = node.func.value
+        else:
+            break
+    return node if isinstance(node, (ast.Name, ast.Attribute)) else None
 
 
 def _enumerate_like(node: ast.expr) -> bool:

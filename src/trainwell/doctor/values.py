@@ -42,6 +42,7 @@ EPOCH_BASED = "epoch_based"  # scheduler configured in epochs
 PER_STEP = "per_step"  # scheduler configured in optimizer steps
 FROM_LOADER = "from_loader"  # tensor unpacked from a DataLoader batch
 FP16 = "fp16"  # a trainwell.Precision known to scale the loss (mode "fp16"): a GradScaler
+SUBMODULE = "submodule"  # an element of an nn.ModuleList / Sequential / ModuleDict
 ENUMERATED = "enumerated"  # loader wrapped in enumerate(): yields (index, batch)
 NO_GRAD_WHEN = "no_grad_when:"  # a model flag: the parameter and literal (repr) with which
 # its forward() turns autograd off itself (``forward(batch, is_eval=True)``)
@@ -165,6 +166,8 @@ SHAPE_METHODS = {
 }  # fmt: skip
 # Methods/functions that cut the graph or turn a tensor into a Python number.
 GRAPH_CUTTING = {"item", "detach", "tolist", "numpy", "data", "detach_", "cpu_numpy"}
+# Modules that only hold others: iterating over one yields its submodules.
+MODULE_CONTAINERS = {"ModuleList", "Sequential", "ModuleDict"}
 # Methods of nn.Module that return the module itself.
 MODULE_SELF_METHODS = {
     "to", "cuda", "cpu", "half", "float", "double", "bfloat16", "train", "eval",

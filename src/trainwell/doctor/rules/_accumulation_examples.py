@@ -318,4 +318,204 @@ EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # the gate is a flag the loop sets from the modulo test
+        "a_step_gated_by_a_flag_set_from_the_modulo",
+        """\
+        for step_i, batch in enumerate(loader):
+            loss = model.train_step(batch)["loss"]
+            loss.backward()
+            update = True
+            if args.accum > 1:
+                if step_i % args.accum == 0:
+                    update = True
+                else:
+                    update = False
+            if update:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        [(3, "TW017")],
+    ),
+    Example(
+        "a_flag_gate_with_the_loss_divided",
+        """\
+        for step_i, batch in enumerate(loader):
+            loss = model.train_step(batch)["loss"] / args.accum
+            loss.backward()
+            update = (step_i + 1) % args.accum == 0
+            if update:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        # the zero_grad() under a gate of its own opens each window: it clears nothing
+        # in between, so the k backward() calls still add up
+        "zero_grad_at_the_start_of_each_window",
+        """\
+        def train(model, loader, opt, batch_multiplier):
+            for i, (x, y) in enumerate(loader):
+                if i % batch_multiplier == 0:
+                    opt.zero_grad()
+                loss = F.cross_entropy(model(x), y)
+                loss.backward()
+                if i % batch_multiplier == 0 or i == len(loader) - 1:
+                    opt.step()
+        """,
+        [(6, "TW017")],
+    ),
+    Example(
+        # the other optimizer steps in the other arm of `if accumulate:`, never in the
+        # same iteration as the gated step
+        "another_optimizer_stepped_only_in_the_arm_without_accumulation",
+        """\
+        for i, (x, y) in enumerate(loader):
+            loss = criterion(model(x), y)
+            loss.backward()
+            if accumulate:
+                if (i + 1) % accum_steps == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+            else:
+                optimizer.step()
+                embedding_optimizer.step()
+                optimizer.zero_grad()
+        """,
+        [(3, "TW017")],
+    ),
+    Example(
+        # a function called once per batch, stepping when the index it is given says so
+        "a_batch_function_stepping_every_k_calls",
+        """\
+        class Learning:
+            def batch_train(self, model, x, y, batch_idx):
+                loss = self.loss_fn(model(x), y)
+                loss.backward()
+                if batch_idx % self.grad_accum == self.grad_accum - 1:
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+                return loss.item()
+        """,
+        [(4, "TW017")],
+    ),
+    Example(
+        "a_batch_function_with_the_loss_divided",
+        """\
+        class Learning:
+            def batch_train(self, model, x, y, batch_idx):
+                loss = self.loss_fn(model(x), y) / self.grad_accum
+                loss.backward()
+                if batch_idx % self.grad_accum == self.grad_accum - 1:
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+                return loss.item()
+        """,
+        [],
+    ),
+    Example(
+        # k divides only logged numbers (sums of .item()) and counts, and a multiple of k
+        # goes to a function of another kind: none of it scales the loss
+        "k_divides_only_a_logged_average",
+        """\
+        train_loss = 0.0
+        total = int(n_gpu * batch_size * k)
+        for step, batch in enumerate(loader):
+            loss = model(batch).mean()
+            loss.backward()
+            train_loss += loss.item()
+            if step % k == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+                denominator = print_every * k
+                print(train_loss / denominator, get_lr(step, total))
+        """,
+        [(5, "TW017")],
+    ),
+    Example(
+        # divided by a multiple of k (the effective batch): scaled, no report
+        "the_loss_divided_by_a_multiple_of_k",
+        """\
+        effective = k * micro_batch
+        for step, batch in enumerate(loader):
+            loss = model(batch).sum() / effective
+            loss.backward()
+            if step % k == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        # k goes to a function of this file that divides by it under another name
+        "k_divided_inside_a_helper_of_the_file",
+        """\
+        def compute_loss(model, batch, steps):
+            return model(batch).sum() / steps
+
+        for step, batch in enumerate(loader):
+            loss = compute_loss(model, batch, k)
+            loss.backward()
+            if step % k == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        # a loss whose name holds a count word is still the loss
+        "total_loss_divided_in_place",
+        """\
+        for step, batch in enumerate(loader):
+            total_loss = model(batch).sum()
+            total_loss /= args.accum
+            total_loss.backward()
+            if (step + 1) % args.accum == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        # the window's length: k, or what is left of the epoch
+        "divided_by_k_or_the_residue",
+        """\
+        for n, batch in enumerate(loader, 1):
+            iter_len = self.k if n <= total - residue else residue
+            loss = self.batch_loss(batch) / iter_len
+            loss.backward()
+            if n % self.k == 0 or n == total:
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+        """,
+        [],
+    ),
+    Example(
+        # USE_AMP is False in both arms of the try: its arm never runs, the other does
+        "an_arm_the_file_switches_off_for_good",
+        """\
+        try:
+            from apex import amp
+            USE_AMP = False
+        except ImportError:
+            USE_AMP = False
+
+        class Engine:
+            def backpass(self, loss):
+                if USE_AMP:
+                    with amp.scale_loss(loss, self.optimizer) as scaled_loss:
+                        scaled_loss.backward()
+                else:
+                    loss.backward()
+
+            def train_step(self, engine, x, y):
+                loss = self.loss_fn(self.model(x), y)
+                self.backpass(loss)
+                if engine.iteration % self.accumulation_steps == 0:
+                    self.optimizer.step()
+                    self.optimizer.zero_grad()
+        """,
+        [(13, "TW017")],
+    ),
 )

@@ -284,4 +284,47 @@ MORE_EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # each validation runs on its own cadence: either one alone leaves eval mode behind
+        "two_validations_on_their_own_cadences_both_leak",
+        """\
+        def validate(model, loader):
+            model.eval()
+            with torch.no_grad():
+                return sum(model(x).argmax(1).eq(y).sum().item() for x, y in loader)
+
+        def train(model, loader, val_loader, test_loader, opt):
+            for epoch in range(10):
+                for step, (x, y) in enumerate(loader):
+                    opt.zero_grad()
+                    F.cross_entropy(model(x), y).backward()
+                    opt.step()
+                    if step % 100 == 0:
+                        validate(model, val_loader)
+                    if step % 1000 == 0:
+                        validate(model, test_loader)
+        """,
+        [(13, "TW010"), (15, "TW010")],
+    ),
+    Example(
+        # the second eval() runs whenever the first did: the leak is reported there, once
+        "a_later_eval_that_always_runs_is_the_one_reported",
+        """\
+        def validate(model, loader):
+            model.eval()
+            with torch.no_grad():
+                return sum(model(x).argmax(1).eq(y).sum().item() for x, y in loader)
+
+        def train(model, loader, val_loader, opt):
+            for epoch in range(10):
+                for x, y in loader:
+                    opt.zero_grad()
+                    F.cross_entropy(model(x), y).backward()
+                    opt.step()
+                if epoch % 5 == 0:
+                    validate(model, val_loader)
+                validate(model, val_loader)
+        """,
+        [(14, "TW010")],
+    ),
 )

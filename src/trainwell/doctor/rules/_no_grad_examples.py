@@ -498,4 +498,75 @@ EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # a flow's layers sit in an nn.ModuleList: layer.inverse(z) runs each one, so
+        # model.inverse(z) is a forward, run here only for a plot (then once under no_grad)
+        "sampling_through_the_layers_of_a_module_list_known_model",
+        """\
+        class Flow(nn.Module):
+            def __init__(self, layers):
+                super().__init__()
+                self.layers = nn.ModuleList(layers)
+
+            def inverse(self, z):
+                for layer in reversed(self.layers):
+                    z = layer.inverse(z)
+                return z
+
+        def main(layers, x, z, optimizer):
+            model = Flow(layers)
+            for _ in range(1000):
+                optimizer.zero_grad()
+                model(x).mean().backward()
+                optimizer.step()
+            samples = model.inverse(z).data
+            plt.scatter(samples[:, 0], samples[:, 1])
+            with torch.no_grad():
+                plt.scatter(*model.inverse(z).T)
+        """,
+        [(17, "TW012")],
+    ),
+    Example(
+        # an if that chooses evaluation or training holds two inference regions: acting
+        # to evaluate, acting to explore before the update; the two forwards of one arm
+        # share a finding
+        "forwards_in_two_arms_of_an_if_are_two_regions",
+        """\
+        def update(policy_net, optimizer, batch):
+            loss = policy_net(batch).pow(2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+        policy_net = torch.nn.Linear(4, 2)
+        optimizer = torch.optim.Adam(policy_net.parameters())
+        while True:
+            if eval_mode:
+                action = policy_net(torch.as_tensor(obs)).detach().numpy()
+                value = policy_net(torch.as_tensor(obs)).max().item()
+            else:
+                action = policy_net(torch.as_tensor(obs)).argmax().item()
+                if steps > 1000:
+                    update(policy_net, optimizer, buffer.sample())
+            obs, reward, done, _ = env.step(action)
+        """,
+        [(11, "TW012"), (14, "TW012")],
+    ),
+    Example(
+        # arms that only choose between two ways to score are one evaluation region
+        "forwards_in_two_arms_of_an_evaluation_are_one_region",
+        """\
+        model = torch.nn.Linear(4, 2)
+        head_model = torch.nn.Linear(2, 2)
+        model.eval()
+        for x, labels in loader:
+            feats = model(x)
+            if add_loss == "ocsoftmax":
+                score = head_model(feats)[:, 0]
+            else:
+                score = F.softmax(head_model(feats), dim=1)[:, 0]
+            out.write(str(score.tolist()))
+        """,
+        [(5, "TW012"), (7, "TW012")],
+    ),
 )

@@ -52,8 +52,38 @@ def _has_modulo(node: ast.AST) -> bool:
 
 def _is_accumulation_gate(test: ast.AST, loop: ast.stmt) -> bool:
     """``if (i + 1) % k == 0``, or a counter of the loop compared with k:
-    ``count += 1`` ... ``if count >= k: count = 0; optimizer.step()``."""
-    return _has_modulo(test) or any(name in _reset_counters(loop) for name in _compared_names(test))
+    ``count += 1`` ... ``if count >= k: count = 0; optimizer.step()``, or a flag the loop
+    sets from such a test: ``update = (i + 1) % k == 0`` ... ``if update:``."""
+    if _has_modulo(test) or bool(_flag_sources(test, loop)):
+        return True
+    return any(name in _reset_counters(loop) for name in _compared_names(test))
+
+
+def _flag_sources(test: ast.AST, loop: ast.stmt) -> list[ast.expr]:
+    """The modulo tests a flag ``test`` is set from in ``loop``: ``update = i % k == 0``,
+    or ``update = True`` in the arm of ``if i % k == 0`` (``elif`` included)."""
+    if not isinstance(test, ast.Name):
+        return []
+    sources: list[ast.expr] = []
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Assign) and _assigns_name(node, test.id):
+            if _has_modulo(node.value):
+                sources.append(node.value)
+        elif isinstance(node, ast.If) and _has_modulo(node.test):
+            sets_true = any(
+                isinstance(s, ast.Assign)
+                and _assigns_name(s, test.id)
+                and isinstance(s.value, ast.Constant)
+                and s.value.value is True
+                for s in node.body
+            )
+            if sets_true:
+                sources.append(node.test)
+    return sources
+
+
+def _assigns_name(node: ast.Assign, name: str) -> bool:
+    return any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
 
 
 def _compared_names(test: ast.AST) -> list[str]:
@@ -154,11 +184,27 @@ def _gate_of(w: ScopeWalker, step: Event) -> tuple[int, int] | None:
     """The if around ``step`` that lets it run every k micro-batches of its loop."""
     home = step.loops[-1] if step.loops else None
     if home is None:
-        return None
+        return _gate_of_a_call(w, step)
     for if_id, branch in step.path:
         node = w.ifs[if_id].node
         in_home = branch == 0 and home in w.ifs[if_id].loops
         if in_home and _is_accumulation_gate(node.test, w.loops[home].node):  # type: ignore[attr-defined]
+            return (if_id, branch)
+    return None
+
+
+def _gate_of_a_call(w: ScopeWalker, step: Event) -> tuple[int, int] | None:
+    """A function called once per micro-batch, with no loop of its own, that steps when
+    the batch index it is given passes ``if batch_idx % k == k - 1:``."""
+    if w.func is None:
+        return None
+    params = {a.arg for a in (*w.func.args.posonlyargs, *w.func.args.args)}
+    for if_id, branch in step.path:
+        test = w.ifs[if_id].node.test  # type: ignore[attr-defined]
+        counted = [
+            n.left for n in ast.walk(test) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+        ]
+        if branch == 0 and _has_modulo(test) and any(_mentions(c, params) for c in counted):
             return (if_id, branch)
     return None
 
@@ -168,6 +214,9 @@ def _divisor(w: ScopeWalker, gate: tuple[int, int] | None) -> ast.expr | None:
     if gate is None:
         return None
     test = w.ifs[gate[0]].node.test  # type: ignore[attr-defined]
+    loops = w.ifs[gate[0]].loops
+    flags = _flag_sources(test, w.loops[loops[-1]].node) if loops else []  # type: ignore[attr-defined]
+    test = flags[0] if flags else test
     for node in ast.walk(test):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             return node.right if dotted(node.right) else None
@@ -209,29 +258,123 @@ def _root_name(call: ast.AST) -> str | None:
 
 
 def _divides_anything(tree: ast.AST, k: ast.expr) -> bool:
-    """Does k (or a name bound to it) divide anything but a count in the file, or go to a
-    call that may divide by it (``compute_loss(batch, accum_steps)``)?"""
-    tokens = {last_part(dotted(k) or "")}
-    for node in ast.walk(tree):  # ga = args.accum_steps: ga divides for it
-        if isinstance(node, ast.Assign) and _mentions(node.value, tokens):
-            tokens |= {last_part(dotted(t) or "") for t in node.targets} - {""}
+    """Does k (or a multiple of it) divide anything but a count or a logged number in the
+    file, or go to a call that may divide by it (``compute_loss(batch, accum_steps)``)?"""
+    names = {last_part(dotted(k) or "")}
+    tokens, copies = _aliases_of(tree, names), _aliases_of(tree, names, copies=True)
+    logged = _logged_numbers(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-            if _mentions(node.right, tokens) and not _a_count(node.left):
+            if _mentions(node.right, tokens) and not _a_count(node.left, logged):
                 return True
         elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Div):
-            if _mentions(node.value, tokens):
+            if _mentions(node.value, tokens) and not _a_count(node.target, logged):
                 return True
         elif isinstance(node, ast.Call):
-            name = last_part(dotted(node.func) or "")
+            name = _called_name(node)
             args = [*node.args, *(kw.value for kw in node.keywords)]
             if name in {"div", "div_", "true_divide"} and any(_mentions(a, tokens) for a in args):
                 return True
             if name not in _HARMLESS_CALLS and any(
-                isinstance(a, (ast.Name, ast.Attribute)) and _mentions(a, tokens) for a in args
+                isinstance(a, (ast.Name, ast.Attribute)) and _mentions(a, copies) for a in args
             ):
                 return True
     return False
+
+
+def _aliases_of(tree: ast.AST, tokens: set[str], *, copies: bool = False) -> set[str]:
+    """k's names and its multiples: ``ga = args.accum_steps``, ``self.k = max(1, k)``,
+    ``effective = k * world_size``, and the parameters of this file's functions that k is
+    passed to (their bodies are in the file: a division there is seen like any other). A
+    quotient by k (``steps = total // k``), a string or a call's result is no multiple.
+    ``copies``: k's own value only (``ga = int(args.k)``), what a call given it may divide by."""
+    tokens = set(tokens)
+    functions = {
+        node.name: node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    grown = True
+    while grown:
+        before = len(tokens)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and _a_multiple(node.value, tokens, copies):
+                tokens |= {last_part(dotted(t) or "") for t in node.targets} - {""}
+            elif isinstance(node, ast.Call) and _called_name(node) in functions:
+                function = functions[_called_name(node)]
+                tokens |= _parameters_given(function, node, tokens, copies)
+        grown = len(tokens) > before
+    return tokens
+
+
+_ARITHMETIC_CALLS = {"int", "float", "max", "min", "round", "ceil", "floor", "abs"}
+
+
+def _a_multiple(node: ast.expr, tokens: set[str], copies: bool = False) -> bool:
+    """``node`` is arithmetic on k that keeps it a factor: k, ``k * n``, ``int(k)``
+    (``copies``: k itself, ``int(k)``, ``max(1, k)``)."""
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return last_part(dotted(node) or "") in tokens
+    if isinstance(node, ast.Call) and _called_name(node) in _ARITHMETIC_CALLS:
+        return any(_a_multiple(a, tokens, copies) for a in node.args)
+    if isinstance(node, ast.IfExp):  # k if full_window else residue
+        return _a_multiple(node.body, tokens, copies) or _a_multiple(node.orelse, tokens, copies)
+    if copies or not isinstance(node, ast.BinOp):
+        return False
+    if isinstance(node.op, (ast.Mult, ast.Add, ast.Sub)):
+        return _a_multiple(node.left, tokens) or _a_multiple(node.right, tokens)
+    if isinstance(node.op, (ast.Div, ast.FloorDiv)):
+        return _a_multiple(node.left, tokens)  # k / 2 still grows with k; n / k does not
+    return False
+
+
+def _parameters_given(
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    call: ast.Call,
+    tokens: set[str],
+    copies: bool = False,
+) -> set[str]:
+    """The parameters of ``function`` that ``call`` passes k to."""
+    params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    if params and params[0] in {"self", "cls"} and isinstance(call.func, ast.Attribute):
+        params = params[1:]
+    given = {
+        params[i]
+        for i, arg in enumerate(call.args)
+        if i < len(params) and not isinstance(arg, ast.Starred) and _a_multiple(arg, tokens, copies)
+    }
+    return given | {
+        kw.arg
+        for kw in call.keywords
+        if kw.arg is not None and _a_multiple(kw.value, tokens, copies)
+    }
+
+
+def _called_name(call: ast.Call) -> str:
+    """``format`` of ``"{}".format(k)``, ``Train`` of ``Train(...)``."""
+    if isinstance(call.func, ast.Attribute):
+        return call.func.attr
+    return last_part(dotted(call.func) or "")
+
+
+def _logged_numbers(tree: ast.AST) -> set[str]:
+    """Names that only ever add up Python numbers for a log line: ``train_loss +=
+    loss.item()``; dividing one by k is an average for printing, not loss scaling."""
+    numbers: set[str] = set()
+    tensors: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
+            name = dotted(node.target)
+            if name:
+                (numbers if _a_python_number(node.value) else tensors).add(name)
+    return numbers - tensors
+
+
+def _a_python_number(node: ast.expr) -> bool:
+    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+    return any(_called_name(c) in {"item", "float"} for c in calls) or isinstance(
+        node, ast.Constant
+    )
 
 
 _HARMLESS_CALLS = {"range", "print", "format", "int", "float", "str", "len", "max", "min",
@@ -245,10 +388,20 @@ def _mentions(node: ast.AST, tokens: set[str]) -> bool:
     )
 
 
-def _a_count(node: ast.expr) -> bool:
+def _a_count(node: ast.expr, logged: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+    """A number of steps or samples (``len(loader)``, ``1.0 * total_steps``), or a number
+    the file only adds up for logging."""
     if isinstance(node, ast.Call) and dotted(node.func) == "len":
         return True
+    if isinstance(node, ast.BinOp):  # 1.0 * len(dataset), not loss * batch_size
+        sides = (node.left, node.right)
+        numeric = [isinstance(n, ast.Constant) or _a_count(n, logged) for n in sides]
+        return all(numeric) and not all(isinstance(n, ast.Constant) for n in sides)
+    if dotted(node) in logged:
+        return True
     name = last_part(dotted(node) or "").lower()
+    if "loss" in name:
+        return False  # total_loss /= k: the loss, scaled
     return any(word in name for word in _COUNT_WORDS)
 
 
@@ -280,6 +433,8 @@ def _stepped_by_another(w: ScopeWalker, back: Event, step: Event, gate: tuple) -
     """Another optimizer steps right after ``back`` on every iteration (TD3's critics step
     each iteration, its actor every ``policy_delay``): those gradients are that step's."""
     for e in w.events[back.seq + 1 :]:
+        if not (compatible(e.path, back.path) and compatible(e.path, step.path)):
+            continue  # the other arm of an if: never runs in the same iteration
         if e.kind == BACKWARD and not _gated_alike(w, e, gate):
             return False
         if e.kind == STEP and not _gated_alike(w, e, gate) and e.receiver != step.receiver:
@@ -299,17 +454,30 @@ def _gated_alike(w: ScopeWalker, e: Event, gate: tuple[int, int]) -> bool:
     )
 
 
-def _cleared_before(w: ScopeWalker, back: Event, home: int, gate: tuple[int, int]) -> bool:
+def _cleared_before(w: ScopeWalker, back: Event, home: int | None, gate: tuple[int, int]) -> bool:
     """A zero_grad() on every iteration before ``back``: nothing accumulates across
-    iterations (REDQ's critics clear their gradients each update; the actor steps every d)."""
+    iterations (REDQ's critics clear their gradients each update; the actor steps every d).
+    One under an accumulation gate of its own (``if i % k == 0: opt.zero_grad()``) opens
+    the window; it does not clear each iteration."""
     return any(
         e.kind == ZERO
         and e.seq < back.seq
-        and home in e.loops
+        and (home in e.loops if home is not None else not e.loops)
         and not _gated_alike(w, e, gate)
+        and not _opens_a_window(w, e, home)
         and compatible(e.path, back.path)
         for e in w.events
     )
+
+
+def _opens_a_window(w: ScopeWalker, zero: Event, home: int | None) -> bool:
+    for if_id, branch in zero.path:
+        info = w.ifs[if_id]
+        in_home = home in info.loops if home is not None else not info.loops
+        test = info.node.test  # type: ignore[attr-defined]
+        if branch == 0 and in_home and _has_modulo(test):
+            return True
+    return False
 
 
 def _backward_of_the_loop(e: Event) -> bool:
@@ -326,11 +494,13 @@ def _accumulating_backwards(
 ) -> list[Event]:
     found: list[Event] = []
     home = step.loops[-1] if step.loops else None
-    if home is not None and gate is not None:
+    if gate is not None:
+        scope = events_in(w, home) if home is not None else [e for e in w.events if not e.loops]
         found += [
             e
-            for e in events_in(w, home)
+            for e in scope
             if _backward_of_the_loop(e)
+            and (home is not None or e.seq < step.seq)
             and not _gated_alike(w, e, gate)
             and compatible(e.path, step.path)
             and not e.engine  # accelerator.backward(loss) may divide by itself

@@ -454,8 +454,14 @@ def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str)
                 is_prefix(path, e.path) or is_prefix(path, eval_path) for path in restored
             )
         for effect in effects:
-            if effect.final in {"unknown", "eval"}:
-                return False  # unknowable, or another eval() that is checked on its own
+            if effect.final == "unknown":
+                return False  # unknowable
+            if effect.final == "eval" and (
+                is_prefix(e.path, eval_path) or _mode_chosen_per_iteration(seq, e, key)
+            ):
+                # another eval() that runs whenever this one did (checked on its own), or
+                # the eval() arm of a mode chosen each pass
+                return False
             if effect.final == "train":
                 restored.append(e.path)
     return False

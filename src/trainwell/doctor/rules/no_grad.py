@@ -22,6 +22,7 @@ from ..events import (
     Event,
     RawFinding,
     Summary,
+    compatible,
 )
 from ..foreign import ForeignNode
 from ..graph_calls import PARAMETERLESS_LAYERS
@@ -245,6 +246,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     if _runs_a_model_that_needs_grad(w):
         return  # model.time_derivative(z) takes input gradients: autograd is needed
     reported: set = set()
+    reported_arms: dict[tuple, list] = {}  # the paths of the first finding of each block
     eval_rule = [  # what the eval() rule found (it runs first)
         c for c in w.fa.no_grad_candidates if EVAL_RULE_MARK in c[1].message
     ]
@@ -262,13 +264,16 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
             continue  # nn.Upsample(...)(x): no weights, so no graph of its own
         region = _training_region(w, event)
         loops = event.loops if event is not None and trains else ()
-        block = (model, loops, region)
-        parents = {(p, loops, region) for p in _parents(model)}
+        arm = _arm_of(w, event, reported_arms.get((model, loops, region), []))
+        block = (model, loops, region, arm)
+        parents = {(p, loops, region, arm) for p in _parents(model)}
         if block in reported or parents & reported:
             continue  # model.generator(...) after model(...): the same model's inference
         if _reported_by_eval_rule(w, eval_rule, event, model, region):
             continue
         reported.add(block)
+        if event is not None and arm == 0:
+            reported_arms.setdefault((model, loops, region), []).append(event.path)
         line = getattr(site, "lineno", 1)
         col = getattr(site, "col_offset", 0) + 1
         phase = flow_of(w).phase_of.get(node)
@@ -424,6 +429,26 @@ def _freezes(node: ast.AST) -> bool:
             isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets
         ) and (isinstance(node.value, ast.Constant) and node.value.value is False)
     return False
+
+
+def _arm_of(w: ScopeWalker, event: Event | None, reported_paths: list) -> int:
+    """0, or the line of ``event`` when it runs in another arm than every finding of its
+    block so far, of an if that also chooses training: ``if self.eval_mode: act(policy)
+    else: explore(policy); train()`` holds two inference regions. Arms that only choose
+    between two evaluations (``if loss == "a": ... else: ...``) stay one region."""
+    if event is None or not reported_paths:
+        return 0
+    if any(compatible(path, event.path) for path in reported_paths):
+        return 0
+    arms = dict(event.path)
+    splits = {
+        if_id
+        for path in reported_paths
+        for if_id, branch in path
+        if arms.get(if_id, branch) != branch
+    }
+    trains_in = {if_id for e in w.events if is_training(e) for if_id, _ in e.path}
+    return getattr(event.node, "lineno", 0) if splits & trains_in else 0
 
 
 def _training_region(w: ScopeWalker, event: Event | None) -> tuple[int, int]:
