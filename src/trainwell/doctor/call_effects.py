@@ -115,6 +115,8 @@ class CallEffects(ScopeState):
     ) -> object:
         if recv.kind == V.MODEL:
             # ddp.module(x): the model; net.forward_masks(x), forward_features(x): a forward
+            if _tokenizer_call(call, method):
+                return NOTHING  # model.decode(ids, skip_special_tokens=True): text, no forward
             if method in FORWARD_METHODS or method == "module" or method.startswith("forward_"):
                 self.emit(FORWARD, call, receiver=self.model_key(recv_name))
                 return self._model_output(recv)
@@ -376,6 +378,8 @@ class CallEffects(ScopeState):
         flags = model.flags & {V.SOFTMAX, V.LOG_SOFTMAX}
         if model.cls in self.fa.classes:
             flags = flags | self.fa.forward_flags(model.cls)
+        if self.surely_no_grad[-1]:
+            flags = flags | {V.NO_GRAPH}
         return Value(V.OUTPUT, flags=frozenset(flags))
 
 
@@ -446,9 +450,25 @@ def _part_name(node: ast.expr | None) -> str | None:
     return dotted(node)
 
 
+# Keywords of a tokenizer's encode()/decode(), which LLM wrappers pass on: token ids in,
+# text out (or text in, ids out), no network run.
+_TOKENIZER_KEYWORDS = {
+    "skip_special_tokens", "clean_up_tokenization_spaces", "return_tensors", "padding",
+    "add_special_tokens", "truncation", "max_length", "return_attention_mask",
+}  # fmt: skip
+
+
+def _tokenizer_call(call: ast.Call, method: str) -> bool:
+    if method not in {"encode", "decode", "batch_decode"}:
+        return False
+    return any(kw.arg in _TOKENIZER_KEYWORDS for kw in call.keywords)
+
+
 def is_loss_class(name: str) -> bool:
     """``CrossEntropyLoss``, ``CrossEntropyLoss2d``, ``FocalLoss``: a criterion, whatever module
-    it subclasses."""
+    it subclasses; a project's plain ``Loss`` too (not ``LossNet``: a net predicting losses)."""
+    if name == "Loss":
+        return True
     return name[:1].isupper() and "Loss" in name and not name.startswith("Loss")
 
 

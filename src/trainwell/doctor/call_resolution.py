@@ -16,6 +16,7 @@ from dataclasses import replace
 from . import values as V
 from ._astutil import dotted, keyword, last_part
 from .events import BACKWARD, CALL, STEP, RawFinding, Summary, compatible
+from .flow_result import RETURN_FATE
 from .foreign import ForeignClass, ForeignFunction
 from .mode_switch import NO_GRAD_BY_STATE, is_known
 from .scope_state import ScopeState, arg_names, passed_name
@@ -118,7 +119,8 @@ class CallResolution(ScopeState):
                             silenced_at=(cand.path or func.path, cand.line),
                         )
                     )
-        return summary.returns
+        handed_back = _model_handed_back(summary, values)
+        return handed_back if handed_back is not None else summary.returns
 
     def _as_switched(
         self, call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef, summary: Summary | None
@@ -344,3 +346,19 @@ def _self_switched(arg_vals: list[Value | None], kw_vals: dict[str | None, Value
         v is not None and v.kind == V.MODEL and NO_GRAD_BY_STATE in v.flags
         for v in [*arg_vals, *kw_vals.values()]
     )
+
+
+def _model_handed_back(summary: Summary, values: dict[str, Value | None]) -> Value | None:
+    """``cc(AE(config))`` where another file's ``def cc(net): return net.to(device)``: a
+    function that returns the one model it is given hands back that model, class and all."""
+    if summary.returns is not None and summary.returns.kind != V.MODEL:
+        return None
+    models = [
+        (param, value)
+        for param, value in values.items()
+        if value is not None and value.kind == V.MODEL and value.cls
+    ]
+    if len(models) != 1:
+        return None
+    param, model = models[0]
+    return model if RETURN_FATE in summary.param_fates.get(param, frozenset()) else None

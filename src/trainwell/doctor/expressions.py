@@ -65,6 +65,8 @@ class ExpressionWalker(CallResolution, CallEffects):
             # loss = model(batch), loss = out["loss"]: the model's own loss, as it gave it
             raw = self._from_model_output(value, value_node)
             value = Value(V.LOSS, flags=frozenset({V.UNSCALED}) if raw else frozenset())
+            if raw and _graphless_output(self, value_node):
+                value = Value(V.TENSOR)  # the output of a forward run under no_grad
         if value is not None and value.kind == V.LOSS and self.surely_no_grad[-1]:
             value = Value(V.TENSOR)  # a loss computed under torch.no_grad(): no graph
         self.env[name] = value
@@ -243,6 +245,8 @@ class ExpressionWalker(CallResolution, CallEffects):
             if base.kind == V.MODEL and attr == "module":
                 return base  # DDP / DataParallel's wrapped model: the same model
             if base.kind == V.OUTPUT and attr == "loss":
+                if V.NO_GRAPH in base.flags:  # with torch.no_grad(): out = model(**b)
+                    return Value(V.TENSOR)
                 return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
             if base.kind == V.OUTPUT and attr == "logits":
                 return Value(V.TENSOR, flags=base.flags)
@@ -577,3 +581,14 @@ def _names_no_loss(key: ast.expr) -> bool:
         and "loss" not in key.value.lower()
         and bool(_NOT_A_LOSS_KEY.search(key.value))
     )
+
+
+def _graphless_output(state: object, node: ast.expr | None) -> bool:
+    """``outputs["loss"]`` / ``outputs[0]`` of a name bound to a model's output computed
+    under torch.no_grad(): it holds no graph."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return False
+    base = state.lookup(node.id)  # type: ignore[attr-defined]
+    return base is not None and base.kind == V.OUTPUT and V.NO_GRAPH in base.flags

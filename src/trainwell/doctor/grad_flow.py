@@ -58,6 +58,7 @@ from .graph_calls import (
     bind_arguments,
     decide,
     is_abstract,
+    is_measure,
     is_metric,
     names_in_nested_scopes,
     own_statements,
@@ -593,4 +594,5 @@ class _Flow:
         if value is not None and value.kind in {V.CRITERION, V.MODEL}:
             return True
         # loss_fn(out, y) imported from a module of the project: a loss keeps nothing
-        return "loss" in last_part(name).lower() or "criterion" in last_part(name).lower()
+        tail = last_part(name).lower()
+        return "loss" in tail or "criterion" in tail or is_measure(tail)

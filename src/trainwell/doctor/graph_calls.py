@@ -130,6 +130,16 @@ def decide(test: ast.expr, assume: dict[str, str]) -> bool | None:
     return None
 
 
+# Measures that compute a number from what they are given and keep none of it (as a loss:
+# 1 - ssim(out, y) backpropagated, the forward is used all the same).
+MEASURE_WORDS = {"psnr", "ssim", "msssim", "iou", "miou", "bleu", "rouge", "f1", "auc", "wer", "cer"}  # fmt: skip
+
+
+def is_measure(name: str) -> bool:
+    """``pytorch_ssim.ssim(out, y)``, ``calc_psnr(sr, hr)``: a function of its inputs."""
+    return bool(set(name.lower().split("_")) & MEASURE_WORDS)
+
+
 def is_metric(name: str) -> bool:
     """``accuracy(out, y)``, ``compute_acc(...)``: a metric, never backpropagated."""
     words = set(name.lower().split("_"))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import values as V
+from ._astutil import dotted
 from .analysis import Checks, FileAnalysis
 from .events import Summary
 from .foreign import Foreign, ForeignClass, ForeignFunction, ForeignNode
@@ -274,8 +275,32 @@ def _exported_function(
         for owner, finding in fa.no_grad_candidates
         if owner in reached and not finding.cut_returned
     ]
-    exported = _export(summary, shown, checked, name, of_model)
+    exported = _export(summary, shown, checked, name, of_model or not _sets_autograd(func))
     return ForeignFunction(name, exported, shown, checked, candidates)
+
+
+def _calls_anything(body: list[ast.stmt]) -> bool:
+    return any(isinstance(n, ast.Call) for stmt in body for n in ast.walk(stmt))
+
+
+# Contexts and decorators that set autograd's mode inside a function.
+_AUTOGRAD_SWITCHES = {"no_grad", "inference_mode", "set_grad_enabled", "enable_grad"}
+
+
+def _sets_autograd(func: ast.AST) -> bool:
+    """The function turns autograd off or on somewhere (``with torch.no_grad():`` in one arm
+    of ``if training:``): whether its graph reaches a caller may hang on the call."""
+    for node in ast.walk(func):
+        exprs: list[ast.expr] = []
+        if isinstance(node, (ast.With, ast.AsyncWith)) and _calls_anything(node.body):
+            exprs = [item.context_expr for item in node.items]  # (not a no-op block)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            exprs = list(node.decorator_list)
+        for expr in exprs:
+            target = expr.func if isinstance(expr, ast.Call) else expr
+            if (dotted(target) or "").rsplit(".", 1)[-1] in _AUTOGRAD_SWITCHES:
+                return True
+    return False
 
 
 def _called_with_autograd_from(fa: FileAnalysis, func: ast.AST) -> set[ast.AST]:
@@ -303,7 +328,8 @@ def _export(
     """A summary usable from another file: nodes become ForeignNodes, and only what the
     function does to its parameters is kept (its own file's globals are not the caller's).
     ``of_model``: a method of a model class, whose returned graph is its forward's
-    (``net.pi(x)``); a helper's may hang on a literal the call passes (``training=False``)."""
+    (``net.pi(x)``), or a helper that never switches autograd (``generate_image(netG, z)``);
+    one that does may return a graph only for some calls (``training=False``)."""
     params = set(summary.params)
 
     def keep(key: str) -> bool:

@@ -10,10 +10,15 @@ number of times. Line numbers never move: one line in, one line out.
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from dataclasses import dataclass
 
 #: At most this many lines are blanked; a file worse than that is reported as one error.
 MAX_BLANKED_LINES = 10
+#: Python 2 ``print "x"`` / ``exec code`` statements: a Python 2 script has dozens, each a
+#: line of its own, so they have a bound of their own.
+MAX_PYTHON2_STATEMENTS = 200
 
 
 @dataclass(frozen=True)
@@ -48,11 +53,21 @@ def parse_recovering(text: str, path: str) -> tuple[ast.Module | None, list[Synt
                 lines[start] = _stand_in(lines, start, end)
                 for index in range(start + 1, end):
                     lines[index] = ""
-            elif not _can_blank(problem, lines, problems):
-                return None, (problems[:1] or [problem])
-            else:
+            elif _can_blank(problem, lines, problems):
                 problems.append(problem)
-                lines[problem.line - 1] = _stand_in(lines, problem.line - 1)
+                tabs = isinstance(exc, TabError)  # Python 2 read a tab as 8 columns
+                lines[problem.line - 1] = _stand_in(lines, problem.line - 1, tabs=tabs)
+            else:
+                # time.time() -\n\n)/60: a broken expression over several lines goes as
+                # one statement, its whole logical line
+                logical = _logical_span(current, problem.line - 1)
+                if logical is None or not _can_blank_span(logical, lines, problems):
+                    return None, (problems[:1] or [problem])
+                start, end = logical
+                problems.append(SyntaxProblem(problem.line, problem.col, problem.message))
+                lines[start] = _stand_in(lines, start, end)
+                for index in range(start + 1, end):
+                    lines[index] = ""
             current = "\n".join(lines) + "\n"
 
 
@@ -66,11 +81,52 @@ def _problem(exc: Exception) -> SyntaxProblem:
 def _can_blank(problem: SyntaxProblem, lines: list[str], done: list[SyntaxProblem]) -> bool:
     # A line already blanked that still fails (or a problem past the end: an unclosed
     # bracket) cannot be helped by blanking; neither can a file with too many bad lines.
-    if len(done) >= MAX_BLANKED_LINES or not 0 < problem.line <= len(lines):
+    if _too_many(problem, done) or not 0 < problem.line <= len(lines):
         return False
     if any(p.line == problem.line for p in done):
         return False
     return not _inside_brackets(lines, problem.line - 1)
+
+
+def _too_many(problem: SyntaxProblem, done: list[SyntaxProblem]) -> bool:
+    python2 = [p for p in done if _python2_statement(p)]
+    if _python2_statement(problem):
+        return len(python2) >= MAX_PYTHON2_STATEMENTS
+    return len(done) - len(python2) >= MAX_BLANKED_LINES
+
+
+def _python2_statement(problem: SyntaxProblem) -> bool:
+    return "Missing parentheses in call to" in problem.message
+
+
+def _can_blank_span(span: tuple[int, int], lines: list[str], done: list[SyntaxProblem]) -> bool:
+    start, end = span
+    if len(done) - sum(map(_python2_statement, done)) >= MAX_BLANKED_LINES:
+        return False
+    return end - start >= 2 and not any(start < p.line <= end for p in done)
+
+
+def _logical_span(text: str, index: int) -> tuple[int, int] | None:
+    """The lines ``[start, end)`` of the logical line (a statement with its bracketed
+    continuation lines) that holds line ``index``, from the tokenizer, which needs no
+    valid expression, only balanced brackets; None when it cannot tell."""
+    start = None
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            kind, row = token.type, token.start[0] - 1
+            if kind in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+                continue
+            if kind == tokenize.NEWLINE:
+                if start is not None and start <= index <= row:
+                    return start, row + 1
+                start = None
+            elif start is None:
+                start = row
+            if row > index and start is not None and start > index:
+                return None
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+    return None
 
 
 def _inside_brackets(lines: list[str], index: int) -> bool:
@@ -118,9 +174,13 @@ def _continued_span(lines: list[str], index: int) -> tuple[int, int] | None:
     return start, end
 
 
-def _stand_in(lines: list[str], index: int, next_index: int | None = None) -> str:
+def _stand_in(
+    lines: list[str], index: int, next_index: int | None = None, *, tabs: bool = False
+) -> str:
     line = lines[index]
     indent = line[: len(line) - len(line.lstrip())]
+    if tabs:
+        indent = indent.expandtabs(8)
     after = index + 1 if next_index is None else next_index
     following = next((ln for ln in lines[after:] if ln.strip()), "")
     deeper = len(following) - len(following.lstrip()) > len(indent)

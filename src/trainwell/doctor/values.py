@@ -42,6 +42,7 @@ EPOCH_BASED = "epoch_based"  # scheduler configured in epochs
 PER_STEP = "per_step"  # scheduler configured in optimizer steps
 FROM_LOADER = "from_loader"  # tensor unpacked from a DataLoader batch
 FP16 = "fp16"  # a trainwell.Precision known to scale the loss (mode "fp16"): a GradScaler
+NO_GRAPH = "no_graph"  # a model's output computed under torch.no_grad(): no graph to keep
 SUBMODULE = "submodule"  # an element of an nn.ModuleList / Sequential / ModuleDict
 ENUMERATED = "enumerated"  # loader wrapped in enumerate(): yields (index, batch)
 NO_GRAD_WHEN = "no_grad_when:"  # a model flag: the parameter and literal (repr) with which
@@ -249,7 +250,7 @@ _STEP_WORD = re.compile(r"step|iter|batch|len|sample", re.I)
 _MILESTONE_NAME = re.compile(r"(^|\.)(lr_?)?(decay_?)?steps?$", re.I)
 _PER_EPOCH = re.compile(r"per_?epoch|^(steps|iters|iterations|batches)_?(in|of)_?epoch", re.I)
 _SCHEDULER_STEP = re.compile(
-    r"(lr|sched|scheduler)_?(decay_?)?step(_?size)?$|(^|_)step_?size$|^decay_?steps?$", re.I
+    r"(lr|sch|sched|scheduler)_?(decay_?)?step(_?size)?$|(^|_)step_?size$|^decay_?steps?$", re.I
 )
 # A LambdaLR whose lambda mentions a count of steps/iterations is a per-step schedule.
 _TOTAL_STEPS = re.compile(r"steps|iters|iterations", re.I)

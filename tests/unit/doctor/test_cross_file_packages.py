@@ -324,3 +324,169 @@ def test_an_agent_of_one_of_two_classes_of_other_files_acts_under_grad_mode(
     )
     script.write_text(guarded.lstrip("\n"))
     assert found([script]) == set()
+
+
+EVAL_HELPER = """
+def val_model(info_file, model):
+    model.eval()
+    correct = 0
+    for x, y in load(info_file):
+        correct += (model(x).argmax(1) == y).sum().item()
+    model.train()
+    return correct
+"""
+
+FROZEN_CALLER = """
+import torch
+from online_test import val_model
+
+net = torch.nn.Linear(4, 2)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+
+
+def val(net):
+    for p in net.parameters():
+        p.requires_grad = FREEZE
+    accuracy = val_model("val.txt", net)
+    for p in net.parameters():
+        p.requires_grad = True
+    return accuracy
+
+
+for x, y in loader:
+    optimizer.zero_grad()
+    torch.nn.functional.cross_entropy(net(x), y).backward()
+    optimizer.step()
+    print(val(net))
+"""
+
+
+@pytest.mark.parametrize(("freeze", "expected"), [("False", set()), ("True", {11})])
+def test_another_files_evaluation_of_a_model_frozen_just_before_records_no_graph(
+    tmp_path: Path, freeze: str, expected: set[int]
+) -> None:
+    # every parameter of the model handed to the helper frozen just before the call, on
+    # inputs the helper loads itself: no graph is recorded, nothing to wrap in no_grad
+    write(tmp_path, "online_test.py", EVAL_HELPER)
+    script = write(tmp_path, "train.py", FROZEN_CALLER.replace("FREEZE", freeze))
+    lines = {line for name, line, code in found([script]) if code == "TW012"}
+    assert lines == expected
+
+
+WRAPPER_UTILS = """
+import torch
+
+
+def cc(net):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return net.to(device)
+"""
+
+AE_MODEL = """
+from torch import nn
+
+
+class AE(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(4, 4)
+
+    def inference(self, x):
+        return self.enc(x)
+"""
+
+INFERENCER = """
+import torch
+from model import AE
+from utils import *
+
+
+class Inferencer:
+    def __init__(self):
+        self.model = WRAP
+        self.model.eval()
+
+    def run(self, x):
+        dec = self.model.inference(x)
+        return dec.detach().cpu().numpy()
+
+
+if __name__ == "__main__":
+    print(Inferencer().run(torch.zeros(1, 4)))
+"""
+
+
+@pytest.mark.parametrize("wrap", ["cc(AE())", "AE()"])
+def test_a_model_handed_back_by_another_files_wrapper_keeps_its_class(
+    tmp_path: Path, wrap: str
+) -> None:
+    # cc(AE()) returns the model it is given: its inference() method is still known to run
+    # the network, under grad mode here
+    write(tmp_path, "utils.py", WRAPPER_UTILS)
+    write(tmp_path, "model.py", AE_MODEL)
+    script = write(tmp_path, "inference.py", INFERENCER.replace("WRAP", wrap))
+    assert ("inference.py", 12, "TW012") in found([script])
+
+
+SAMPLER = """
+def generate_image(netG, batch_size, noise):
+    samples = netG(noise)
+    return samples.view(batch_size, 2, 2) * 0.5 + 0.5
+"""
+
+GAN_LOOP = """
+import torch
+import torchvision
+from sampler import *
+
+aG = torch.nn.Linear(4, 4)
+opt = torch.optim.Adam(aG.parameters())
+fixed_noise = torch.randn(4, 4)
+for it, x in enumerate(loader):
+    opt.zero_grad()
+    aG(x).mean().backward()
+    opt.step()
+    if it % 100 == 0:
+        images = generate_image(aG, 4, fixed_noise)
+        USE
+"""
+
+
+@pytest.mark.parametrize(
+    ("use", "expected"),
+    [
+        ('torchvision.utils.save_image(images, "s.png")', {13}),
+        ("images.mean().backward()", set()),
+    ],
+)
+def test_another_files_helper_returns_the_graph_of_the_model_it_is_given(
+    tmp_path: Path, use: str, expected: set[int]
+) -> None:
+    # generate_image(aG, ...) runs the caller's model and returns its output: saved as an
+    # image, the graph was built for nothing (said at the call); backpropagated, it is used
+    write(tmp_path, "sampler.py", SAMPLER)
+    script = write(tmp_path, "train.py", GAN_LOOP.replace("USE", use))
+    assert {line for _, line, code in found([script]) if code == "TW012"} == expected
+
+
+SWITCHED_SAMPLER = """
+import torch
+
+
+def generate_image(netG, batch_size, noise, training=False):
+    if training:
+        return netG(noise)
+    with torch.no_grad():
+        samples = netG(noise)
+    return samples.view(batch_size, 2, 2)
+"""
+
+
+def test_a_helper_that_switches_autograd_itself_is_left_to_its_own_file(
+    tmp_path: Path,
+) -> None:
+    # its graph reaches the caller only for some calls (training=True): not said at a call
+    write(tmp_path, "sampler.py", SWITCHED_SAMPLER)
+    use = 'torchvision.utils.save_image(images, "s.png")'
+    script = write(tmp_path, "train.py", GAN_LOOP.replace("USE", use))
+    assert {line for _, line, code in found([script]) if code == "TW012"} == set()

@@ -56,3 +56,39 @@ def test_a_python2_print_whose_call_spans_lines_goes_as_one_statement() -> None:
         "report(1, 2)\n" + LOAD
     )
     assert codes(text) == [(3, "TW000"), (7, "TW015")]
+
+
+def test_a_python2_script_with_many_print_statements_is_read_past_all_of_them() -> None:
+    # a Python 2 script has dozens of print statements: each is one TW000 and the code
+    # between them is still checked (the bound on blanked lines is for other errors)
+    prints = "".join(f"print 'step {i}'\n" for i in range(15))
+    assert codes("import torch\n" + prints + LOAD) == [
+        *[(2 + i, "TW000") for i in range(15)],
+        (17, "TW015"),
+    ]
+
+
+def test_other_errors_beyond_the_bound_still_give_one_finding() -> None:
+    magics = "".join(f"%magic {i}\n" for i in range(12))
+    assert codes("import torch\n" + magics + LOAD) == [(2, "TW000")]
+
+
+def test_a_tab_indented_python2_print_in_a_space_indented_block() -> None:
+    # Python 2 read the tab as 8 columns: the line stands in at that depth and the block
+    # after it is still read
+    text = "import torch\nfor i in range(3):\n    if i == 0:\n\tprint i\n    " + LOAD
+    assert codes(text) == [(4, "TW000"), (5, "TW015")]
+
+
+def test_a_broken_expression_over_several_lines_goes_as_one_statement() -> None:
+    # print(... (time.time() - \n\n )/60.0)): the error is reported on the line Python
+    # stops at, and the whole statement (its first line to its closing bracket) is blanked
+    text = (
+        "import torch\n"
+        "def log(epoch, start):\n"
+        "    print('epoch {} took {}m'.format(epoch, (time.time() -\n"
+        "\n"
+        "                                              )/60.0))\n"
+        "    " + LOAD
+    )
+    assert codes(text) == [(5, "TW000"), (6, "TW015")]

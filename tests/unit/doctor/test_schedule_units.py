@@ -36,3 +36,18 @@ def test_period_in_batches_stepped_per_epoch_is_reported(period: str) -> None:
     assert findings("10", "pass", "scheduler.step()") == []
     assert findings(period, "scheduler.step()", "pass") == []
     assert findings(period, "scheduler.step(epoch + i / iters)", "pass") == []
+
+
+@pytest.mark.parametrize("length", ["sch_step", "args.lr_step", "cfg.scheduler_step_size"])
+def test_the_schedules_own_step_setting_has_no_unit(length: str) -> None:
+    # StepLR(step_size=sch_step): the schedule's own "step" (how many epochs or batches
+    # between decays), not a count of batches; stepping it per epoch is not TW004
+    text = SCRIPT.replace(
+        "torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0=PERIOD)",
+        f"torch.optim.lr_scheduler.StepLR(optimizer, step_size={length})",
+    )
+    text = text.replace("PER_BATCH", "pass").replace("PER_EPOCH", "scheduler.step()")
+    assert [(f.line, f.code) for f in check_source(text, "s.py")] == []
+    # a count of batches given as the step is still one
+    batches = text.replace(f"step_size={length}", "step_size=10 * len(loader)")
+    assert [(f.line, f.code) for f in check_source(batches, "s.py")] == [(12, "TW004")]

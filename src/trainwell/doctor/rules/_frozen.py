@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from .. import values as V
 from .._astutil import dotted
 from ..analysis import ScopeWalker
 from ..events import Event
@@ -16,9 +17,13 @@ def frozen_parameters_at(w: ScopeWalker, forward: Event) -> bool:
     """The last statement before ``forward`` (in the scope's text) that sets its model's
     ``requires_grad`` froze it: ``for p in netD.parameters(): p.requires_grad = False`` or
     ``netD.requires_grad_(False)``."""
-    model, line = forward.receiver, getattr(forward.node, "lineno", 0)
-    if not model:
-        return False
+    line = getattr(forward.node, "lineno", 0)
+    if forward.receiver is None:
+        # val_model(info, net): a helper handed every model it runs, each frozen just before
+        handed = [a for a in forward.args if a and w.lookup(a) is not None]
+        models = [a for a in handed if w.lookup(a).kind == V.MODEL]  # type: ignore[union-attr]
+        return bool(models) and all(_frozen_before(w.body, m, line) for m in models)
+    model = forward.receiver
     if _frozen_before(w.body, model, line):
         return True
     func = w.func

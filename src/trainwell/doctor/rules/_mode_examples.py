@@ -327,4 +327,27 @@ MORE_EXAMPLES = (
         """,
         [(14, "TW010")],
     ),
+    Example(
+        # one optimizer over two models' parameters: both are trained, and the evaluation
+        # helper's eval() leaks into the next step of each
+        "two_models_under_one_optimizer",
+        """\
+        @torch.no_grad()
+        def evaluate(model, variational, data):
+            model.eval()
+            return sum(model(variational(x)).mean().item() for x in data)
+
+        model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Dropout(0.1))
+        variational = torch.nn.Linear(4, 4)
+        optimizer = torch.optim.RMSprop(list(model.parameters()) + list(variational.parameters()))
+        for step in range(10000):
+            x = next(train_ds)
+            optimizer.zero_grad()
+            model(variational(x)).mean().backward()
+            optimizer.step()
+            if step % 100 == 0:
+                print(evaluate(model, variational, valid_data))
+        """,
+        [(15, "TW010")],
+    ),
 )

@@ -382,6 +382,32 @@ TW011 = Rule(
             """,
             [],
         ),
+        Example(
+            # the forward ran under no_grad: the loss read off its output after the block
+            # holds no graph, summing it keeps nothing; the training loss still does
+            "a_loss_read_off_an_output_computed_under_no_grad",
+            """\
+            def evaluate(model, loader):
+                losses = 0
+                for batch in loader:
+                    with torch.no_grad():
+                        outputs = model(**batch)
+                    loss = outputs.loss
+                    losses += loss.float()
+                return losses / len(loader)
+
+            def train(model, loader, optimizer):
+                total = 0
+                for batch in loader:
+                    outputs = model(**batch)
+                    loss = outputs.loss
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                    total += loss
+            """,
+            [(18, "TW011")],
+        ),
     ),
 )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
+from .._astutil import dotted, last_part
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, EVAL, FORWARD, TRAIN, Event, is_prefix
 from ._common import (
@@ -335,6 +336,9 @@ def trained_models(w: ScopeWalker) -> set[str]:
                 keys.add(key)
     if keys:
         return keys
+    keys = _optimized_models(w)  # Adam(list(model.parameters()) + list(q.parameters()))
+    if keys:
+        return keys
     # Fallback: the only model run in a loop that also calls backward() (the forward may
     # sit in a loop of its own inside it: one forward per task summed into one loss).
     forwarded = {
@@ -349,6 +353,25 @@ def trained_models(w: ScopeWalker) -> set[str]:
         )
     }
     return forwarded if len(forwarded) == 1 else set()
+
+
+def _optimized_models(w: ScopeWalker) -> set[str]:
+    """The models whose ``parameters()`` go into an optimizer built in this scope, however
+    the arguments combine them (one optimizer over a VAE's model and its variational net)."""
+    scope = w.func if w.func is not None else w.fa.tree
+    models: set[str] = set()
+    for node in ast.walk(scope):
+        if not (
+            isinstance(node, ast.Call) and last_part(dotted(node.func) or "") in V.OPTIMIZER_CLASSES
+        ):
+            continue
+        for inner in ast.walk(node):
+            func = inner.func if isinstance(inner, ast.Call) else None
+            if isinstance(func, ast.Attribute) and func.attr in {"parameters", "named_parameters"}:
+                owner = w.lookup(dotted(func.value) or "")
+                if owner is not None and owner.kind == V.MODEL:
+                    models.add(dotted(func.value))  # type: ignore[arg-type]
+    return models
 
 
 @scope_check(TW010)

@@ -35,9 +35,12 @@ from ._common import (
     is_module_method,
     is_training,
 )
+from ._frozen import frozen_parameters_at
+from ._input_gradients import InputGradients
 from ._no_grad_binding_examples import BINDING_EXAMPLES
 from ._no_grad_call_examples import CALL_EXAMPLES
 from ._no_grad_examples import EXAMPLES
+from ._no_grad_what_runs_examples import WHAT_RUNS_EXAMPLES
 from ._registry import Rule, scope_check
 
 TW012 = Rule(
@@ -62,7 +65,7 @@ TW012 = Rule(
     "with torch.no_grad():\n"
     "    for x, y in val_loader:\n"
     "        preds = model(x).argmax(1)\n",
-    examples=EXAMPLES + CALL_EXAMPLES + BINDING_EXAMPLES,
+    examples=EXAMPLES + CALL_EXAMPLES + BINDING_EXAMPLES + WHAT_RUNS_EXAMPLES,
 )
 
 
@@ -118,7 +121,12 @@ def collect_foreign_helper_candidates(w: ScopeWalker) -> None:
     # a closure handed out (a training callback returned by a factory) runs where this file
     # cannot see: its call stands
     owner = None if _nested(w) else _owner(w)
-    w.fa.no_grad_candidates.extend((owner, finding) for finding in w.foreign_candidates)
+    calls = {getattr(e.node, "lineno", 0): e for e in w.events if e.kind == CALL}
+    for finding in w.foreign_candidates:
+        call = calls.get(finding.line) if finding.path is None else None
+        if call is not None and frozen_parameters_at(w, call):
+            continue  # val_model(info, net) right after net's parameters were frozen
+        w.fa.no_grad_candidates.append((owner, finding))
 
 
 def _nested(w: ScopeWalker) -> bool:
@@ -196,6 +204,8 @@ def _inference_method(w: ScopeWalker, e: Event, key: str) -> bool:
         return False
     if not _INFERENCE_METHOD.search(func.attr) or func.attr.startswith("extract"):
         return False
+    if "transform" in func.attr:
+        return False  # model._forward_transform(spec): a signal transform, no network
     # self.loss_huber(pred, target): a loss of predictions made before, no forward
     return "loss" not in func.attr or not any(_predicted(w, a, key) for a in node.args)
 
@@ -241,10 +251,13 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     counts as used.  A model's own method (``model.pi(x)``) is reported where it is called.
     """
     _record_helper_uses(w)
-    if w.facts.grad_machinery or is_module_method(w) or _registers_hooks(w):
+    # (a scope with input gradients, a WGAN-GP's penalty or an attack, is followed all the
+    # same: a forward whose output reaches autograd.grad() or backward() is used there)
+    if is_module_method(w) or _registers_hooks(w):
         return
     if _runs_a_model_that_needs_grad(w):
         return  # model.time_derivative(z) takes input gradients: autograd is needed
+    input_gradients = InputGradients(w) if w.facts.grad_machinery else None
     reported: set = set()
     reported_arms: dict[tuple, list] = {}  # the paths of the first finding of each block
     eval_rule = [  # what the eval() rule found (it runs first)
@@ -262,6 +275,8 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
         # in turn under one name)
         if _parameterless(w, model) or _built_parameterless(w, node):
             continue  # nn.Upsample(...)(x): no weights, so no graph of its own
+        if input_gradients is not None and input_gradients.any_wanted(node):
+            continue  # x.requires_grad_(); out = model(x): the gradient of x is wanted
         region = _training_region(w, event)
         loops = event.loops if event is not None and trains else ()
         arm = _arm_of(w, event, reported_arms.get((model, loops, region), []))
