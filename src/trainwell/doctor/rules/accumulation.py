@@ -129,7 +129,7 @@ def check_accumulation_scaling(w: ScopeWalker) -> None:
             continue  # for p in model.parameters(): p.grad /= k (the average, by hand)
         gate = _gate_of(w, step)
         k = _divisor(w, gate)
-        undivided = k is not None and not _divides_anything(w.fa.tree, k)
+        undivided = k is not None and not _k_divides_something(w, k)
         divided = _divided_containers(w.func or w.fa.tree, k) if k is not None else set()
         for back in _accumulating_backwards(w, step, gate):
             if _root_name(back.node) in divided:
@@ -257,13 +257,23 @@ def _root_name(call: ast.AST) -> str | None:
     return dotted(node) if node is not None else None
 
 
-def _divides_anything(tree: ast.AST, k: ast.expr) -> bool:
+def _k_divides_something(w: ScopeWalker, k: ast.expr) -> bool:
+    """``_divides_anything`` of the file, once per k (several gated steps share one)."""
+    cache: dict[str, bool] = w.fa.__dict__.setdefault("_divided_by", {})
+    key = dotted(k) or ast.dump(k)
+    if key not in cache:
+        cache[key] = _divides_anything(w.fa.nodes, k)
+    return cache[key]
+
+
+def _divides_anything(nodes: list[ast.AST], k: ast.expr) -> bool:
     """Does k (or a multiple of it) divide anything but a count or a logged number in the
-    file, or go to a call that may divide by it (``compute_loss(batch, accum_steps)``)?"""
+    file (``nodes``: all of its nodes), or go to a call that may divide by it
+    (``compute_loss(batch, accum_steps)``)?"""
     names = {last_part(dotted(k) or "")}
-    tokens, copies = _aliases_of(tree, names), _aliases_of(tree, names, copies=True)
-    logged = _logged_numbers(tree)
-    for node in ast.walk(tree):
+    tokens, copies = _aliases_of(nodes, names), _aliases_of(nodes, names, copies=True)
+    logged = _logged_numbers(nodes)
+    for node in nodes:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             if _mentions(node.right, tokens) and not _a_count(node.left, logged):
                 return True
@@ -282,7 +292,7 @@ def _divides_anything(tree: ast.AST, k: ast.expr) -> bool:
     return False
 
 
-def _aliases_of(tree: ast.AST, tokens: set[str], *, copies: bool = False) -> set[str]:
+def _aliases_of(nodes: list[ast.AST], tokens: set[str], *, copies: bool = False) -> set[str]:
     """k's names and its multiples: ``ga = args.accum_steps``, ``self.k = max(1, k)``,
     ``effective = k * world_size``, and the parameters of this file's functions that k is
     passed to (their bodies are in the file: a division there is seen like any other). A
@@ -291,13 +301,14 @@ def _aliases_of(tree: ast.AST, tokens: set[str], *, copies: bool = False) -> set
     tokens = set(tokens)
     functions = {
         node.name: node
-        for node in ast.walk(tree)
+        for node in nodes
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
+    bindings = [n for n in nodes if isinstance(n, (ast.Assign, ast.Call))]
     grown = True
     while grown:
         before = len(tokens)
-        for node in ast.walk(tree):
+        for node in bindings:
             if isinstance(node, ast.Assign) and _a_multiple(node.value, tokens, copies):
                 tokens |= {last_part(dotted(t) or "") for t in node.targets} - {""}
             elif isinstance(node, ast.Call) and _called_name(node) in functions:
@@ -357,12 +368,12 @@ def _called_name(call: ast.Call) -> str:
     return last_part(dotted(call.func) or "")
 
 
-def _logged_numbers(tree: ast.AST) -> set[str]:
+def _logged_numbers(nodes: list[ast.AST]) -> set[str]:
     """Names that only ever add up Python numbers for a log line: ``train_loss +=
     loss.item()``; dividing one by k is an average for printing, not loss scaling."""
     numbers: set[str] = set()
     tensors: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
             name = dotted(node.target)
             if name:

@@ -10,6 +10,7 @@ from .. import values as V
 from .._astutil import dotted, last_part
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, EVAL, FORWARD, TRAIN, Event, is_prefix
+from ..scope_facts import own_nodes
 from ._common import (
     call_name,
     events_in,
@@ -358,9 +359,13 @@ def trained_models(w: ScopeWalker) -> set[str]:
 def _optimized_models(w: ScopeWalker) -> set[str]:
     """The models whose ``parameters()`` go into an optimizer built in this scope, however
     the arguments combine them (one optimizer over a VAE's model and its variational net)."""
+    cached = w.__dict__.get("_optimized_models")
+    if cached is not None:
+        return cached
     scope = w.func if w.func is not None else w.fa.tree
     models: set[str] = set()
-    for node in ast.walk(scope):
+    w.__dict__["_optimized_models"] = models  # filled below, read by later calls
+    for node in own_nodes(scope):
         if not (
             isinstance(node, ast.Call) and last_part(dotted(node.func) or "") in V.OPTIMIZER_CLASSES
         ):
