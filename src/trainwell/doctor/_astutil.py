@@ -47,12 +47,22 @@ def argument(call: ast.Call, index: int, name: str) -> ast.expr | None:
     return keyword(call, name)
 
 
+def walk(node: ast.AST) -> list[ast.AST]:
+    """``ast.walk(node)`` as a list, kept on the node: the rules ask the same scopes and
+    statements again and again, and the doctor never changes a tree it has parsed."""
+    nodes = node.__dict__.get("_tw_walk")
+    if nodes is None:
+        nodes = list(ast.walk(node))
+        node._tw_walk = nodes
+    return nodes
+
+
 def names_in(node: ast.AST | None) -> set[str]:
     """All identifiers and attribute names mentioned in an expression."""
     found: set[str] = set()
     if node is None:
         return found
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Name):
             found.add(sub.id)
         elif isinstance(sub, ast.Attribute):

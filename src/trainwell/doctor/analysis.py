@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import ast
 import itertools
-import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from . import values as V
-from ._astutil import Imports, dotted, last_part, names_in
+from ._astutil import Imports, dotted, last_part, names_in, walk
 from .events import RawFinding, Summary
 from .foreign import Foreign, ForeignClass, ForeignNode
 from .mode_switch import (
@@ -37,7 +36,15 @@ from .mode_switch import (
     TrainingSwitch,
     forward_no_grad_switch,
     forward_state_switch,
+    reachable_with,
     training_switches,
+)
+from .run_sites import (
+    a_fallback_with_grad,
+    callbacks_of,
+    entry_points_of,
+    grad_off_for_good,
+    node_at,
 )
 from .scope_facts import ScopeFacts, scope_facts
 from .scope_state import ClassInfo, WalkHooks
@@ -78,11 +85,17 @@ def _evident_models(nodes: list[ast.AST]) -> set[str]:
     return found
 
 
+def _binds_self(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The function has a ``self`` of its own (a parameter), not its enclosing method's."""
+    args = func.args
+    return any(a.arg in {"self", "cls"} for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+
+
 def _classes_built(node: ast.ClassDef) -> set[str]:
     """Names of the classes its methods instantiate (``self.hnn = HNN(...)``)."""
     return {
         n.func.id
-        for n in ast.walk(node)
+        for n in walk(node)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id[:1].isupper()
     }
 
@@ -94,56 +107,8 @@ def _takes_input_gradients(node: ast.ClassDef) -> bool:
         and isinstance(n.func, ast.Attribute)
         and n.func.attr == "grad"
         and dotted(n.func.value) in {"torch.autograd", "autograd"}
-        for n in ast.walk(node)
+        for n in walk(node)
     )
-
-
-def _callbacks(nodes: list[ast.AST], functions: dict[str, ast.AST]) -> set[str]:
-    """Functions handed to a call as callbacks (``fit(net, on_save_callback=plot_model)``,
-    or positionally to a function of this file whose parameter is one)."""
-    found: set[str] = set()
-    for node in nodes:
-        if not isinstance(node, ast.Call):
-            continue
-        passed = [(kw.arg or "", kw.value) for kw in node.keywords]
-        callee = functions.get(node.func.id) if isinstance(node.func, ast.Name) else None
-        if isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            params = [a.arg for a in [*callee.args.posonlyargs, *callee.args.args]]
-            passed += list(zip(params, node.args, strict=False))
-        for name, value in passed:
-            if isinstance(value, ast.Name) and _CALLBACK.search(name):
-                found.add(value.id)
-    return found
-
-
-_CALLBACK = re.compile(r"callback|hook", re.I)
-
-
-_CLI_DECORATORS = {"command", "main", "callback"}  # click.command, app.command, hydra.main
-
-
-def _entry_points(
-    tree: ast.Module, functions: dict[str, ast.AST], imports: Imports
-) -> set[ast.AST]:
-    """Functions the command line runs without a call in sight: ``fire.Fire()`` (every
-    function), ``fire.Fire(main)`` or ``fire.Fire({"train": train})``, ``@click.command()``,
-    ``@app.command()``, ``@hydra.main(...)``."""
-    found: set[ast.AST] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and last_part(imports.resolve(node.func)) == "Fire":
-            if not node.args:
-                found |= set(functions.values())
-            for arg in node.args:
-                values = arg.values if isinstance(arg, ast.Dict) else [arg]
-                found |= {
-                    functions[v.id] for v in values if isinstance(v, ast.Name) and v.id in functions
-                }
-    for func in functions.values():
-        for deco in func.decorator_list:  # type: ignore[attr-defined]
-            target = deco.func if isinstance(deco, ast.Call) else deco
-            if last_part(dotted(target)) in _CLI_DECORATORS and isinstance(target, ast.Attribute):
-                found.add(func)
-    return found
 
 
 class Checks(WalkHooks, Protocol):
@@ -214,7 +179,7 @@ class FileAnalysis:
         # passes trainwell.doctor.rules.CHECKS) rather than imported.
         self.checks = checks
         # One traversal of the whole tree serves imports, classes and torch.load calls.
-        self.nodes = list(ast.walk(tree))
+        self.nodes = walk(tree)
         self.imports = Imports(
             [n for n in self.nodes if isinstance(n, (ast.Import, ast.ImportFrom))]
         )
@@ -227,6 +192,7 @@ class FileAnalysis:
         self.call_sites: dict[ast.AST, list[bool]] = {}
         # who calls each function, and whether under no_grad (None: module level)
         self.callers: dict[ast.AST, list[tuple[bool, ast.AST | None]]] = {}
+        self.calls_of: dict[ast.AST, list[ast.Call | None]] = {}  # the calls, as in callers
         self.seeds: dict[ast.AST, dict[str, Value | None]] = {}
         self._new_seeds: dict[ast.AST, dict[str, Value | None]] = {}
         self.module_env: dict[str, Value | None] = {}
@@ -249,8 +215,8 @@ class FileAnalysis:
         # ``if USE_AMP:`` arm never runs
         self.false_flags: set[str] = _false_flags(self.nodes)
         self._index()
-        self.entry_points: set[ast.AST] = _entry_points(self.tree, self.functions, self.imports)
-        self.callbacks: set[str] = _callbacks(self.nodes, self.functions)
+        self.entry_points: set[ast.AST] = entry_points_of(self.tree, self.functions, self.imports)
+        self.callbacks: set[str] = callbacks_of(self.nodes, self.functions)
 
     # -- indexing -------------------------------------------------------------------------
     def _index(self) -> None:
@@ -311,6 +277,7 @@ class FileAnalysis:
             self.summaries = {}
             self.call_sites = {}
             self.callers = {}
+            self.calls_of = {}
             self.no_grad_candidates = []
             self.switched_off = set()
             self.helper_uses = HelperUses()
@@ -340,7 +307,7 @@ class FileAnalysis:
         # Only report an un-guarded inference function when this file calls it outside
         # no_grad: a caller elsewhere may well wrap it.  Two callers reaching the same
         # forward pass in a helper give one finding.
-        if _grad_off_for_good(self.nodes):
+        if grad_off_for_good(self.nodes):
             return  # torch.set_grad_enabled(False) once, never undone: nothing records a graph
         seen: set[tuple[str, str | None, int]] = set()
         trained = self.helper_uses.graph_helpers(self.summaries)
@@ -348,11 +315,13 @@ class FileAnalysis:
         for func, finding in self.no_grad_candidates:
             if func in self.switched_off:
                 continue  # said at its calls that switch training off
+            if a_fallback_with_grad(func if func is not None else self.tree, finding):
+                continue  # try: with no_grad(): model(x) / except RuntimeError: model(x)
             if finding.cut_returned and func in targets:
                 continue  # its detached value is a target where a caller uses it
             if finding.at_call is not None and id(finding.helper) in trained:
                 finding = finding.at_call
-            sites = self._grad_sites(func) if func is not None else [False]
+            sites = self._grad_sites(func, finding) if func is not None else [False]
             if not sites and func in self.entry_points:
                 sites = [False]  # fire.Fire() / @click.command: run from the command line
             if not sites and self._trains(func):
@@ -378,12 +347,21 @@ class FileAnalysis:
             self._switches[func] = training_switches(func, func in self.method_class)
         return self._switches[func]
 
-    def _grad_sites(self, func: ast.AST) -> list[bool]:
-        """Per call of ``func``: does it run under no_grad (its own, or because every call
-        of the function it sits in does: ``predict_multiscale()`` called under no_grad
-        runs ``predict_sliding()`` under it too)?"""
-        return [no_grad or self._only_under_no_grad(caller, set()) for no_grad, caller in
-                self.callers.get(func, [])]  # fmt: skip
+    def _grad_sites(self, func: ast.AST, finding: RawFinding | None = None) -> list[bool]:
+        """Per call of ``func`` that may reach the finding's forward: does it run under
+        no_grad (its own, or because every call of the function it sits in does:
+        ``predict_multiscale()`` called under no_grad runs ``predict_sliding()`` under it
+        too)?"""
+        forward = node_at(func, finding) if finding is not None else None
+        calls = self.calls_of.get(func, [])
+        return [
+            no_grad or self._only_under_no_grad(caller, set())
+            for (no_grad, caller), call in zip(self.callers.get(func, []), calls, strict=True)
+            if forward is None
+            or call is None
+            or not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or reachable_with(func, forward, call)
+        ]
 
     def _only_under_no_grad(self, func: ast.AST | None, seen: set[ast.AST]) -> bool:
         if func is None or func in seen or func in self.entry_points:
@@ -413,13 +391,20 @@ class FileAnalysis:
             self.findings.append(RawFinding(code, line, col, message, path))
 
     def summary_of(
-        self, func: ast.FunctionDef | ast.AsyncFunctionDef, parent_env: dict | None = None
+        self,
+        func: ast.FunctionDef | ast.AsyncFunctionDef,
+        parent_env: dict | None = None,
+        enclosing: ClassInfo | None = None,
     ) -> Summary | None:
-        """Walk ``func`` once per pass (memoised); ``None`` while recursion is in progress."""
+        """Walk ``func`` once per pass (memoised); ``None`` while recursion is in progress.
+        ``enclosing``: the class of the method ``func`` is nested in, whose ``self`` it
+        closes over (a Flask route in ``deploy()`` calling ``self.predict(text)``)."""
         if func in self.summaries:
             return self.summaries[func]
         self.summaries[func] = None
         cls = self.method_class.get(func)
+        if cls is None and enclosing is not None and not _binds_self(func):
+            cls = enclosing
         env: dict[str, Value | None] = dict(parent_env or {})
         if cls is not None:
             env.update({f"self.{k}": v for k, v in cls.attrs.items()})
@@ -438,9 +423,11 @@ class FileAnalysis:
         arg_values: dict[str, Value | None],
         no_grad: bool,
         caller: ast.AST | None = None,
+        call: ast.Call | None = None,
     ) -> None:
         self.call_sites.setdefault(func, []).append(no_grad)
         self.callers.setdefault(func, []).append((no_grad, caller))
+        self.calls_of.setdefault(func, []).append(call)
         seeds = self._new_seeds.setdefault(func, {})
         for name in params:
             if name not in arg_values:
@@ -514,31 +501,9 @@ def _trains_by_a_parameter(func: ast.AST) -> bool:
     return any(
         isinstance(node, ast.If)
         and names_in(node.test) & params
-        and any(isinstance(n, ast.Call) for stmt in node.body for n in ast.walk(stmt))
-        for node in ast.walk(func)
+        and any(isinstance(n, ast.Call) for stmt in node.body for n in walk(stmt))
+        for node in walk(func)
     )
-
-
-def _grad_off_for_good(nodes: list[ast.AST]) -> bool:
-    """The file turns autograd off for the thread (``torch.set_grad_enabled(False)`` as a
-    statement, an inference script's set-up) and nothing turns it on again."""
-    off = False
-    for node in nodes:
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            call = node.value
-            if last_part(dotted(call.func)) == "set_grad_enabled" and len(call.args) == 1:
-                flag = call.args[0]
-                off = off or (isinstance(flag, ast.Constant) and flag.value is False)
-        if isinstance(node, ast.Call) and last_part(dotted(node.func)) in {
-            "enable_grad",
-            "backward",
-        }:
-            return False
-        if isinstance(node, ast.Call) and last_part(dotted(node.func)) == "set_grad_enabled":
-            flag = node.args[0] if node.args else None
-            if not (isinstance(flag, ast.Constant) and flag.value is False):
-                return False  # set_grad_enabled(True) or (phase == "train") somewhere
-    return off
 
 
 @dataclass

@@ -14,8 +14,8 @@ import ast
 from dataclasses import replace
 
 from . import values as V
-from ._astutil import dotted, keyword, last_part
-from .events import BACKWARD, CALL, STEP, RawFinding, Summary, compatible
+from ._astutil import dotted, keyword, last_part, walk
+from .events import BACKWARD, CALL, STEP, RawFinding, Summary, compatible, receiver_entry
 from .flow_result import RETURN_FATE
 from .foreign import ForeignClass, ForeignFunction
 from .mode_switch import NO_GRAD_BY_STATE, is_known
@@ -95,6 +95,8 @@ class CallResolution(ScopeState):
     ) -> Value | None:
         summary = func.summary
         argmap, values = self._argmap(call, summary.params, arg_vals, kw_vals)
+        if "." in func.name:  # a method: engine.eval(x, y), agent.set_eval()
+            argmap.update(receiver_entry(call))
         self.emit(CALL, call, summary=summary, argmap=argmap, args=arg_names(call))
         self._kept_by_the_object(call, summary, values, arg_vals, kw_vals)
         if self.fa.collect and not self.no_grad() and not _self_switched(arg_vals, kw_vals):
@@ -120,6 +122,12 @@ class CallResolution(ScopeState):
                         )
                     )
         handed_back = _model_handed_back(summary, values)
+        if handed_back is None and func.returned_class is not None:
+            # model = create_model(opt): an object of a class of the project, its methods
+            # known (model.switch_to_eval(), model.evaluate(x))
+            cls = func.returned_class
+            self.fa.foreign_objects[cls.name] = cls
+            return Value(V.MODEL if cls.is_module else V.OBJECT, cls=cls.name, flags=cls.flags)
         return handed_back if handed_back is not None else summary.returns
 
     def _as_switched(
@@ -253,15 +261,17 @@ class CallResolution(ScopeState):
             params = params[1:]
         argmap, values = self._argmap(call, params, arg_vals, kw_vals)
         values = {k: _rename_alias(v, argmap) for k, v in values.items()}
-        self.fa.record_call(func, params, values, self.no_grad(), self.func)
+        self.fa.record_call(func, params, values, self.no_grad(), self.func, call)
         for other in self._other_choices(call, func):
-            self.fa.record_call(other, params, values, self.no_grad(), self.func)
+            self.fa.record_call(other, params, values, self.no_grad(), self.func, call)
         summary = (
             self.fa.summary_of(func)
             if func not in self.local_funcs.values()
             else (self.fa.summaries.get(func))
         )
         summary = self._as_switched(call, func, summary)
+        if instance:
+            argmap.update(receiver_entry(call))
         self.emit(CALL, call, summary=summary, argmap=argmap, same_class=via_self and not instance,
                   args=arg_names(call))  # fmt: skip
         if summary is not None:
@@ -321,7 +331,7 @@ def _sets_autograd(func: ast.AST) -> bool:
     ``with torch.no_grad():`` block is not one: what runs inside it is known already."""
     fixed = {
         id(item.context_expr.func)
-        for node in ast.walk(func)
+        for node in walk(func)
         if isinstance(node, (ast.With, ast.AsyncWith))
         for item in node.items
         if isinstance(item.context_expr, ast.Call)
@@ -335,7 +345,7 @@ def _sets_autograd(func: ast.AST) -> bool:
             (isinstance(n, ast.Attribute) and n.attr in _AUTOGRAD_SWITCHES)
             or (isinstance(n, ast.Name) and n.id in _AUTOGRAD_SWITCHES)
         )
-        for n in ast.walk(func)
+        for n in walk(func)
     )
 
 

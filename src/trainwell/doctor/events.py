@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from ._astutil import dotted
 from .values import Value
 
 # Event kinds.
@@ -148,3 +149,13 @@ def compatible(a: Path, b: Path) -> bool:
     (``if fp16: ...`` then ``if i % k == 0: ...`` are two ifs in a row, not a choice)."""
     arms = dict(a)
     return all(arms.get(if_id, branch) == branch for if_id, branch in b)
+
+
+RECEIVER = "<receiver>"  # an argmap's entry for the object a method is called on
+
+
+def receiver_entry(call: ast.Call) -> dict[str, str]:
+    """``{RECEIVER: "agent"}`` for ``agent.set_eval()``: the caller's name for the callee's
+    ``self`` (``self`` itself for a method inherited from a class of another file)."""
+    holder = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
+    return {RECEIVER: holder} if holder and holder != "cls" else {}

@@ -15,7 +15,7 @@ import ast
 import re
 
 from . import values as V
-from ._astutil import dotted, last_part
+from ._astutil import dotted, last_part, walk
 from .call_effects import FORWARD_METHODS, CallEffects, detached, is_loss_module
 from .call_resolution import CallResolution
 from .events import CALL, OPAQUE
@@ -73,6 +73,7 @@ class ExpressionWalker(CallResolution, CallEffects):
         self.bind_loops[name] = tuple(self.loop_stack)
         if self.cls is not None and name.startswith("self.") and name.count(".") == 1:
             attr = name[5:]
+            value = V.as_attribute(value)
             previous = self.cls.attrs.get(attr, value)
             if not self.fa.collect:
                 joined = value if previous == value else V.merge_binding(previous, value)
@@ -154,7 +155,7 @@ class ExpressionWalker(CallResolution, CallEffects):
         scope = self.func if self.func is not None else self.fa.tree
         lines = [
             n.lineno
-            for n in ast.walk(scope)
+            for n in walk(scope)
             if isinstance(n, ast.Call)
             and isinstance(n.func, ast.Attribute)
             and n.func.attr == "backward"

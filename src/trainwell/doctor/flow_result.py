@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from . import values as V
-from ._astutil import dotted
+from ._astutil import dotted, walk
 from .events import Event
 from .graph_calls import PARAMETERLESS_LAYERS
 from .scope_state import ClassInfo, FileContext
@@ -118,7 +118,7 @@ def detached_params(w: FlowContext) -> set[str]:
     if w.func is None:
         return set()
     found = set()
-    for node in ast.walk(w.func):
+    for node in walk(w.func):
         attr = node.func if isinstance(node, ast.Call) else node
         if isinstance(attr, ast.Attribute) and attr.attr in {"detach", "data", "detach_"}:
             name = dotted(attr.value)

@@ -48,6 +48,8 @@ class ForeignFunction:
     # TW012 inside the function itself (its own eval() then a forward without no_grad):
     # reported when a caller anywhere runs it with autograd on.
     candidates: list[RawFinding] = field(default_factory=list)
+    # an object of a project class it returns (``create_model(opt)`` -> ``HGModel(opt)``)
+    returned_class: ForeignClass | None = None
 
 
 @dataclass

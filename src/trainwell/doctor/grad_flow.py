@@ -4,10 +4,8 @@ A forward pass run with autograd on records a graph.  That is only worth its mem
 when something can still backpropagate through the result: a ``backward()`` of this scope, a
 caller (the result is returned), or code the analysis cannot see (the result is stored on an
 object, handed to an unknown function, captured by a closure).  When every use of the result
-cuts the graph instead (``.item()``, ``.argmax()``, ``.detach()``, ``.data``, a comparison, a
-print, an image saved), the forward was inference and belonged under ``torch.no_grad()``:
-rollouts of RL agents, sample grids of GANs, accuracy helpers, teacher forwards whose output
-is detached at once.
+cuts the graph instead (``.item()``, ``.argmax()``, the indices of ``.max(1)``, ``.detach()``,
+a comparison, a print), the forward was inference and belonged under ``torch.no_grad()``.
 
 :func:`graph_flow` answers it for one walked scope with a forward data-flow pass in
 statement order.  Each value is the set of *origins* it carries: forward passes (and calls of
@@ -55,6 +53,7 @@ from .graph_calls import (
     PURE_LIBRARIES,
     SHAPE_READS,
     VALUE_KEEPING,
+    VALUES_AND_INDICES,
     bind_arguments,
     decide,
     is_abstract,
@@ -467,6 +466,9 @@ class _Flow:
             if summary.return_positions is not None:
                 self.call_elements[call] = self.split_return(call, summary, own, arg_taints)
             return result
+        if tail in VALUES_AND_INDICES and (name.startswith("torch.") or receiver):
+            indices = self.cut(receiver | passed, keeps_values=True)  # _, pred = out.max(1)
+            self.call_elements[call] = [own | receiver | passed, indices]
         if isinstance(func, ast.Attribute):
             if tail in SHAPE_READS:
                 return own | passed | self.shape_read(receiver)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from typing import TypeVar
 
+from ._astutil import walk
+
 T = TypeVar("T")
 
 # Tensor methods whose result carries no graph (a number, indices, a boolean mask, a sample).
@@ -21,6 +23,8 @@ CUTTING_METHODS = {
     "isinf", "isfinite", "nonzero", "size", "dim", "numel", "nelement", "any", "all",
     "equal", "allclose", "data_ptr", "get_device", "element_size", "stride", "is_contiguous",
 }  # fmt: skip
+# Reductions that return (values, indices) when given a dim: ``_, pred = out.max(1)``.
+VALUES_AND_INDICES = {"max", "min", "sort", "topk", "kthvalue", "median", "mode"}
 # The cuts that keep the values: what they return may still be a loss's target.
 VALUE_KEEPING = {"item", "tolist", "numpy", "detach", "detach_", "float", "data"}
 # The cuts that read the values to the host: numbers from then on, not a tensor.
@@ -190,7 +194,7 @@ def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> se
     bound |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
     loaded: set[str] = set()
     declared: set[str] = set()  # global / nonlocal: they are the outer names
-    for node in ast.walk(func):
+    for node in walk(func):
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Load):
                 loaded.add(node.id)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ._astutil import walk
 from .values import NO_GRAD_WHEN
 
 _UNKNOWN = object()
@@ -141,7 +142,8 @@ def _is_backward(node: ast.AST) -> bool:
 
 
 def _walk_with_ifs(body: list[ast.stmt], parents: tuple):
-    """Every node of a body (nested scopes left out) with the ``if`` arms around it."""
+    """Every node of a body (nested scopes left out) with the ``if`` arms around it; what
+    follows ``if reconstruct: ...; return x`` sits in that if's other arm."""
     for stmt in body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
@@ -149,6 +151,9 @@ def _walk_with_ifs(body: list[ast.stmt], parents: tuple):
             yield from _nodes(stmt.test, parents)
             yield from _walk_with_ifs(stmt.body, (*parents, (stmt.test, True)))
             yield from _walk_with_ifs(stmt.orelse, (*parents, (stmt.test, False)))
+            exits = (_exits(stmt.body), _exits(stmt.orelse))
+            if exits[0] != exits[1]:
+                parents = (*parents, (stmt.test, not exits[0]))
             continue
         for child in ast.iter_child_nodes(stmt):
             if isinstance(child, ast.stmt):
@@ -159,8 +164,49 @@ def _walk_with_ifs(body: list[ast.stmt], parents: tuple):
                 yield from _nodes(child, parents)
 
 
+def _exits(body: list[ast.stmt]) -> bool:
+    """The block always leaves the function (it ends in ``return`` or ``raise``)."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
+
+
+def reachable_with(
+    func: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.AST, call: ast.Call
+) -> bool:
+    """``node`` (of ``func``) may run for this call, given the literals it passes and the
+    defaults it leaves: ``generate(net, reconstruct=True)`` returns before the sampling loop
+    that follows ``if reconstruct: ...; return``."""
+    args = [*func.args.posonlyargs, *func.args.args]
+    defaults = dict(zip([a.arg for a in args][len(args) - len(func.args.defaults) :],
+                        func.args.defaults, strict=True))  # fmt: skip
+    names = [a.arg for a in args]
+    passed = call.args
+    if names and names[0] in {"self", "cls"} and isinstance(call.func, ast.Attribute):
+        names = names[1:]
+    if any(isinstance(a, ast.Starred) for a in passed) or any(k.arg is None for k in call.keywords):
+        return True
+    env: dict[str, object] = {name: _literal(defaults[name]) for name in names if name in defaults}
+    for kw in func.args.kwonlyargs:
+        env.pop(kw.arg, None)
+    env.update({name: _literal(value) for name, value in zip(names, passed, strict=False)})
+    env.update({kw.arg: _literal(kw.value) for kw in call.keywords if kw.arg is not None})
+    env = {k: v for k, v in env.items() if v is not _UNKNOWN}
+    if not env:
+        return True
+    params = list(env)
+    for found, parents in _walk_with_ifs(func.body, ()):
+        if found is not node:
+            continue
+        arms = [
+            (_evaluate(term, env, {}), term_arm)
+            for test, arm in parents
+            for term, term_arm in _terms(test, arm, params, {})
+        ]
+        return all(taken is _UNKNOWN or bool(taken) == arm for taken, arm in arms)
+    return True
+
+
 def _nodes(node: ast.AST, parents: tuple):
-    for sub in ast.walk(node):
+    for sub in walk(node):
         yield sub, parents
 
 
@@ -168,7 +214,7 @@ def _aliases(func: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> 
     """Local names bound once, at the top of the function, to a test of one parameter
     (``train = phase == "train"``)."""
     bound: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(func):
+    for node in walk(func):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
@@ -179,7 +225,7 @@ def _aliases(func: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> 
     for name, values in bound.items():
         if name in params or len(values) != 1:
             continue
-        used = {n.id for n in ast.walk(values[0]) if isinstance(n, ast.Name)}
+        used = {n.id for n in walk(values[0]) if isinstance(n, ast.Name)}
         if len(used & params) == 1 and used <= params:
             aliases[name] = values[0]
     return aliases
@@ -188,15 +234,15 @@ def _aliases(func: ast.FunctionDef | ast.AsyncFunctionDef, params: set[str]) -> 
 def _mentions(test: ast.expr, params: list[str], aliases: dict) -> str | None:
     """The one parameter a test reads (through aliases), when it reads nothing else (a test
     of ``model.name`` or of a call's result is not a test of the parameter)."""
-    if any(isinstance(n, (ast.Attribute, ast.Call, ast.Subscript)) for n in ast.walk(test)):
+    if any(isinstance(n, (ast.Attribute, ast.Call, ast.Subscript)) for n in walk(test)):
         return None
-    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(test) if isinstance(n, ast.Name)}
     read: set[str] = set()
     for name in names:
         if name in params:
             read.add(name)
         elif name in aliases:
-            read |= {n.id for n in ast.walk(aliases[name]) if isinstance(n, ast.Name)}
+            read |= {n.id for n in walk(aliases[name]) if isinstance(n, ast.Name)}
         else:
             return None
     return read.pop() if len(read) == 1 else None
@@ -323,7 +369,7 @@ def forward_state_switch(
 def _reads_own_attribute(test: ast.expr) -> bool:
     return any(
         isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"
-        for n in ast.walk(test)
+        for n in walk(test)
     )
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import values as V
-from ._astutil import dotted
+from ._astutil import dotted, walk
 from .analysis import Checks, FileAnalysis
 from .events import Summary
 from .foreign import Foreign, ForeignClass, ForeignFunction, ForeignNode
@@ -38,6 +38,8 @@ class ModuleFacts:
     path: str
     symbols: dict[str, Symbol] = field(default_factory=dict)
     reexported: dict[str, Symbol] = field(default_factory=dict)  # its own imports
+    # module-level instances of its plain classes (``ner_tool = NERTool()``): their methods
+    objects: dict[str, dict[str, ForeignFunction]] = field(default_factory=dict)
 
     def get(self, name: str) -> Symbol | None:
         return self.symbols.get(name) or self.reexported.get(name)
@@ -129,12 +131,13 @@ class ProjectIndex:
         importer = path.resolve()
         foreign = Foreign()
         starred: dict[str, Symbol] = {}  # from models import *: what an explicit name lacks
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     facts = self._facts_of(self.resolve(importer, alias.name, 0))
                     if facts is not None:
                         foreign.modules[alias.asname or alias.name] = _symbols(facts)
+                        _add_objects(foreign, alias.asname or alias.name, facts)
             elif isinstance(node, ast.ImportFrom):
                 for alias in node.names:
                     if alias.name == "*":
@@ -145,10 +148,16 @@ class ProjectIndex:
                     facts = self._facts_of(self.resolve(importer, sub, node.level))
                     if facts is not None:  # from pkg import models: a module
                         foreign.modules[local] = _symbols(facts)
+                        _add_objects(foreign, local, facts)
                         continue
                     if node.module is None:
                         continue
                     facts = self._facts_of(self.resolve(importer, node.module, node.level))
+                    if facts is not None and alias.name in facts.objects:
+                        # from .tool import ner_tool: its methods are called like a module's
+                        # functions (ner_tool.get_score(model, x))
+                        foreign.modules[local] = facts.objects[alias.name]
+                        continue
                     symbol = facts.get(alias.name) if facts is not None else None
                     if symbol is None and facts is None:
                         symbol = self._defined_in_folder(importer, node, alias.name)
@@ -241,6 +250,11 @@ class ProjectIndex:
             exported = _exported_function(fa, func, name, shown, checked)
             if exported is not None:
                 facts.symbols[name] = exported
+        facts.objects = _module_objects(tree, facts)
+        for name, func in fa.functions.items():
+            exported = facts.symbols.get(name)
+            if isinstance(exported, ForeignFunction):
+                exported.returned_class = _returned_class(fa, func, facts)
         return facts
 
     @staticmethod
@@ -280,7 +294,7 @@ def _exported_function(
 
 
 def _calls_anything(body: list[ast.stmt]) -> bool:
-    return any(isinstance(n, ast.Call) for stmt in body for n in ast.walk(stmt))
+    return any(isinstance(n, ast.Call) for stmt in body for n in walk(stmt))
 
 
 # Contexts and decorators that set autograd's mode inside a function.
@@ -290,7 +304,7 @@ _AUTOGRAD_SWITCHES = {"no_grad", "inference_mode", "set_grad_enabled", "enable_g
 def _sets_autograd(func: ast.AST) -> bool:
     """The function turns autograd off or on somewhere (``with torch.no_grad():`` in one arm
     of ``if training:``): whether its graph reaches a caller may hang on the call."""
-    for node in ast.walk(func):
+    for node in walk(func):
         exprs: list[ast.expr] = []
         if isinstance(node, (ast.With, ast.AsyncWith)) and _calls_anything(node.body):
             exprs = [item.context_expr for item in node.items]  # (not a no-op block)
@@ -318,6 +332,40 @@ def _called_with_autograd_from(fa: FileAnalysis, func: ast.AST) -> set[ast.AST]:
     return reached
 
 
+def _returned_class(fa: FileAnalysis, func: ast.AST, facts: ModuleFacts) -> ForeignClass | None:
+    """The project class whose object the function returns (a factory: ``create_model``)."""
+    summary = fa.summaries.get(func)
+    value = summary.returns if summary is not None else None
+    if value is None or value.kind not in {V.OBJECT, V.MODEL} or not value.cls:
+        return None
+    cls = facts.symbols.get(value.cls) or fa.foreign_objects.get(value.cls)
+    if cls is None and fa.foreign is not None:
+        cls = fa.foreign.names.get(value.cls)
+    return cls if isinstance(cls, ForeignClass) and cls.methods else None
+
+
+def _module_objects(tree: ast.Module, facts: ModuleFacts) -> dict[str, dict[str, ForeignFunction]]:
+    """Module-level instances of the file's plain classes, by name: ``ner_tool = NERTool()``
+    (a toolkit's shared helper object, imported where it is used)."""
+    objects = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+            continue
+        cls = facts.symbols.get(dotted(node.value.func) or "")
+        if not isinstance(cls, ForeignClass) or cls.is_module or not cls.methods:
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                objects[target.id] = cls.methods
+    return objects
+
+
+def _add_objects(foreign: Foreign, module: str, facts: ModuleFacts) -> None:
+    """``import tool`` then ``tool.ner_tool.get_score(...)``: the object's methods."""
+    for name, methods in facts.objects.items():
+        foreign.modules[f"{module}.{name}"] = dict(methods)
+
+
 def _symbols(facts: ModuleFacts) -> dict[str, Symbol]:
     return {**facts.reexported, **facts.symbols}
 
@@ -331,6 +379,8 @@ def _export(
     (``net.pi(x)``), or a helper that never switches autograd (``generate_image(netG, z)``);
     one that does may return a graph only for some calls (``training=False``)."""
     params = set(summary.params)
+    if "." in func:  # a method: what it does to its own object's models (self.critic.eval())
+        params.add("self")
 
     def keep(key: str) -> bool:
         return key.split(".")[0] in params

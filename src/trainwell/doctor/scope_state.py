@@ -103,6 +103,7 @@ class FileContext(Protocol):
         arg_values: dict[str, Value | None],
         no_grad: bool,
         caller: ast.AST | None = None,
+        call: ast.Call | None = None,
     ) -> None: ...
 
     def forward_flags(self, cls_name: str | None) -> frozenset[str]: ...

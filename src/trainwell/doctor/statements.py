@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from . import values as V
-from ._astutil import argument, block_terminates, dotted, last_part, names_in
+from ._astutil import argument, block_terminates, dotted, last_part, names_in, walk
 from .call_effects import ITER_WRAPPERS
 from .events import EVAL, ZERO, IfInfo, LoopInfo
 from .expressions import ExpressionWalker, binop_value
@@ -268,9 +268,9 @@ class StatementWalker(ExpressionWalker):
     def _stable_test(self, test: ast.expr) -> bool:
         """A test of names and attributes only (no call), none of them assigned in the
         scope."""
-        if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await)) for n in ast.walk(test)):
+        if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Await)) for n in walk(test)):
             return False
-        read = {dotted(n) for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))}
+        read = {dotted(n) for n in walk(test) if isinstance(n, (ast.Name, ast.Attribute))}
         assigned = self._assigned_names()
         return not any(
             name and any(name == a or name.startswith(f"{a}.") for a in assigned) for name in read
@@ -281,7 +281,7 @@ class StatementWalker(ExpressionWalker):
         if self._assigned is None:
             scope = self.func if self.func is not None else self.fa.tree
             targets: list[ast.expr] = []
-            for n in ast.walk(scope):
+            for n in walk(scope):
                 if isinstance(n, ast.Assign):
                     targets.extend(n.targets)
                 elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
@@ -344,7 +344,7 @@ class StatementWalker(ExpressionWalker):
         local = self.fa.functions.get(func.id) if isinstance(func, ast.Name) else None
         if local is None:
             return False
-        returned = [n.value for n in ast.walk(local) if isinstance(n, ast.Return) and n.value]
+        returned = [n.value for n in walk(local) if isinstance(n, ast.Return) and n.value]
         if any(isinstance(r, ast.Call) and self._is_grad_factory(r.func) for r in returned):
             return True
         if not any(last_part(dotted(d)) == "contextmanager" for d in local.decorator_list):
@@ -354,7 +354,7 @@ class StatementWalker(ExpressionWalker):
             and isinstance(n.value, ast.Constant)
             and n.value.value is False
             and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in n.targets)
-            for n in ast.walk(local)
+            for n in walk(local)
         )
 
     def _is_grad_factory(self, func: ast.expr | None) -> bool:
@@ -421,7 +421,7 @@ class StatementWalker(ExpressionWalker):
         if node in self.fa.method_class:
             return
         self.local_funcs[node.name] = node
-        self.fa.summary_of(node, parent_env=self.env)
+        self.fa.summary_of(node, parent_env=self.env, enclosing=self.cls)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 

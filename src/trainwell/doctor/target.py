@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ._astutil import walk
 from .tomlfile import load_toml
 
 MODERN_TORCH = (2, 6)
@@ -184,7 +185,7 @@ def _setup_py(path: Path, root: Path) -> list[Pin]:
         if isinstance(t, ast.Name)
     }
     requirements: list[str] = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Call):
             for kw in node.keywords:
                 if kw.arg in {"install_requires", "extras_require"}:

@@ -337,6 +337,14 @@ def method_name(call: ast.Call) -> str | None:
     return call.func.attr if isinstance(call.func, ast.Attribute) else None
 
 
+def as_attribute(value: Value | None) -> Value | None:
+    """A model kept as ``self.netG = model.cuda()``: in the class's other methods it is
+    ``self.netG``, not ``__init__``'s local ``model``."""
+    if value is None or value.kind != MODEL or not value.alias or "." in value.alias:
+        return value
+    return Value(value.kind, value.cls, None, value.flags, value.node)
+
+
 def normalize_receiver(name: str | None) -> str | None:
     """``model.module`` (DDP/DataParallel unwrapping) is the same model as ``model``."""
     if name and name.endswith(".module"):

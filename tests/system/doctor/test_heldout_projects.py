@@ -1,4 +1,4 @@
-"""The doctor on the held-out corpora checked as projects (heldout9 to heldout52).
+"""The doctor on the held-out corpora checked as projects (heldout9 to heldout56).
 
 Each of these corpora stores, beside its scored scripts, the modules of the same repository
 that they import (``context/``), so ``real/score.py --projects`` checks every script inside
@@ -82,6 +82,16 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     # (0.90: space_time_pde's evaluation needs autograd for its physics residual, a
     # judgement call this corpus leaves unlabelled)
     "heldout52": (32, {"2.5": (0.90, 0.95), "2.6": (0.75, 0.85)}),
+    "heldout53": (30, {"2.5": (0.99, 0.97), "2.6": (0.99, 0.94)}),
+    # (0.80 / 0.30: fsgan's losses summed by a logger's meters two calls deep, a notebook
+    # that alone calls tiramisu's test helpers, elektronn3's optional SWA and trace paths)
+    "heldout54": (31, {"2.5": (0.99, 0.80), "2.6": (0.99, 0.30)}),
+    # (0.97: one sampling region labelled at the forward every mode reaches, said at the
+    # first forward; 0.88: measurement and sanity-check forwards, an RL rollout)
+    "heldout55": (39, {"2.5": (0.97, 0.88), "2.6": (0.95, 0.76)}),
+    # (0.81 / 0.50: Ray actors' evaluations under their callers' no_grad, branch-per-forward
+    # labels, a helper called only from an unscored file)
+    "heldout56": (26, {"2.5": (0.99, 0.81), "2.6": (0.99, 0.50)}),
 }
 
 

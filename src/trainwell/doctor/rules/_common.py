@@ -10,7 +10,7 @@ import ast
 from collections.abc import Iterator
 
 from .. import values as V
-from .._astutil import dotted, last_part
+from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import (
     BACKWARD,
@@ -19,6 +19,7 @@ from ..events import (
     FORWARD,
     MODE_UNKNOWN,
     OPAQUE,
+    RECEIVER,
     SCHED,
     STEP,
     TRAIN,
@@ -83,8 +84,11 @@ def caller_key(e: Event, key: str) -> str | None:
     assert e.summary is not None
     if key in e.argmap:
         return V.normalize_receiver(e.argmap[key])
-    if key.startswith("self."):
-        return key if e.same_class else None
+    if key == "self" or key.startswith("self."):
+        if e.same_class:
+            return key
+        holder = e.argmap.get(RECEIVER)  # agent.set_eval(): its self.critic is agent.critic
+        return V.normalize_receiver(holder + key[4:]) if holder else None
     if key in e.summary.params:
         return None
     return key  # a module-level global seen by both
@@ -242,9 +246,9 @@ def _function_model(w: ScopeWalker) -> bool:
     local = bound_in(func) | set(w.params)
     returned = {
         n.id
-        for r in ast.walk(func)
+        for r in walk(func)
         if isinstance(r, ast.Return) and r.value is not None
-        for n in ast.walk(r.value)
+        for n in walk(r.value)
         if isinstance(n, ast.Name)
     }
     return bool((returned - local) & params)
@@ -378,7 +382,7 @@ def _copied_params(w: ScopeWalker) -> set[str]:
     if w.func is None:
         return set()
     copied = set()
-    for node in ast.walk(w.func):
+    for node in walk(w.func):
         if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
             continue
         if last_part(dotted(node.value.func)) not in {"deepcopy", "copy"}:
@@ -486,13 +490,13 @@ def _kept_in_attributes(w: ScopeWalker) -> frozenset[str]:
     params = set(w.params) | set(extra)
     rebound = {
         dotted(t)
-        for n in ast.walk(w.func)
+        for n in walk(w.func)
         if isinstance(n, ast.Assign)
         for t in n.targets
         if isinstance(t, ast.Name)
     }
     kept: set[str] = set()
-    for node in ast.walk(w.func):
+    for node in walk(w.func):
         if isinstance(node, ast.AugAssign) and _on_self(node.target):
             kept |= uncut_names(node.value)
         elif (

@@ -8,7 +8,7 @@ import ast
 from collections.abc import Iterator
 
 from .. import values as V
-from .._astutil import dotted
+from .._astutil import dotted, walk
 from ..analysis import ScopeWalker
 from ..events import Event
 
@@ -33,7 +33,7 @@ def frozen_parameters_at(w: ScopeWalker, forward: Event) -> bool:
     # its calls in the module's own code
     calls = [
         n.lineno
-        for n in ast.walk(ast.Module(body=w.fa.tree.body, type_ignores=[]))
+        for n in walk(ast.Module(body=w.fa.tree.body, type_ignores=[]))
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == func.name
     ]
     return bool(calls) and all(_frozen_before(w.fa.tree.body, model, at) for at in calls)
@@ -48,20 +48,18 @@ def _frozen_before(body: list[ast.stmt], model: str, line: int) -> bool:
 
 
 def bound_in(func: ast.AST) -> set[str]:
-    return {
-        n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
+    return {n.id for n in walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def _requires_grad_settings(body: list[ast.stmt]) -> Iterator[tuple[int, str, bool]]:
     """(line, model, requires_grad) of each setting of a model's parameters in ``body``."""
-    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+    for node in walk(ast.Module(body=body, type_ignores=[])):
         if (
             isinstance(node, ast.For)
             and _parameters_of(node.iter)
             and isinstance(node.target, ast.Name)
         ):
-            for inner in ast.walk(node):
+            for inner in walk(node):
                 if (
                     isinstance(inner, ast.Assign)
                     and any(dotted(t) == f"{node.target.id}.requires_grad" for t in inner.targets)

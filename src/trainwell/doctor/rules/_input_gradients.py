@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from .._astutil import dotted, names_in
+from .._astutil import dotted, names_in, walk
 from ..analysis import ScopeWalker
 from ..call_effects import detached
 
@@ -21,7 +21,7 @@ class InputGradients:
     def __init__(self, w: ScopeWalker) -> None:
         scope = w.func if w.func is not None else w.fa.tree
         self.events: dict[str, list[tuple[int, bool | ast.expr]]] = {}
-        for node in ast.walk(scope):
+        for node in walk(scope):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 if node.func.attr == "requires_grad_":
                     on = not (node.args and _false(node.args[0]))
@@ -67,7 +67,7 @@ def _false(node: ast.expr) -> bool:
 
 
 def _keywords(node: ast.Assign) -> list[ast.keyword]:
-    return [kw for n in ast.walk(node.value) if isinstance(n, ast.Call) for kw in n.keywords]
+    return [kw for n in walk(node.value) if isinstance(n, ast.Call) for kw in n.keywords]
 
 
 def _call_inputs(node: ast.AST) -> set[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from .._astutil import dotted
+from .._astutil import dotted, walk
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, STEP, Event, Summary
 from ..foreign import ForeignNode
@@ -26,8 +26,8 @@ def on_last_pass(w: ScopeWalker, e: Event, lid: int) -> bool:
             and len(test.ops) == 1
             and isinstance(test.ops[0], ast.Eq)
             and index is not None
-            and index in {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-            and any(isinstance(n, ast.Call) and dotted(n.func) == "len" for n in ast.walk(test))
+            and index in {n.id for n in walk(test) if isinstance(n, ast.Name)}
+            and any(isinstance(n, ast.Call) and dotted(n.func) == "len" for n in walk(test))
         ):
             return True
     return False
@@ -38,7 +38,7 @@ def frozen_right_after(w: ScopeWalker, e: Event, key: str) -> bool:
     (a previous round's model, a teacher), not a model this loop trains."""
     line = getattr(e.node, "lineno", 0)
     scope = w.func if w.func is not None else w.fa.tree
-    for node in ast.walk(scope):
+    for node in walk(scope):
         if not line < getattr(node, "lineno", 0) <= line + 3:
             continue
         if (
@@ -50,7 +50,7 @@ def frozen_right_after(w: ScopeWalker, e: Event, key: str) -> bool:
                 and isinstance(n.value, ast.Constant)
                 and n.value.value is False
                 and any(getattr(t, "attr", None) == "requires_grad" for t in n.targets)
-                for n in ast.walk(node)
+                for n in walk(node)
             )
         ):
             return True

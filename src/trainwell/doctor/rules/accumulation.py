@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
-from .._astutil import dotted, last_part
+from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, STEP, ZERO, Event, compatible
 from ._accumulation_examples import EXAMPLES
@@ -46,7 +46,7 @@ def _has_modulo(node: ast.AST) -> bool:
         isinstance(n, ast.BinOp)
         and isinstance(n.op, ast.Mod)
         and not (isinstance(n.right, ast.Constant) and n.right.value == 1)
-        for n in ast.walk(node)
+        for n in walk(node)
     )
 
 
@@ -65,7 +65,7 @@ def _flag_sources(test: ast.AST, loop: ast.stmt) -> list[ast.expr]:
     if not isinstance(test, ast.Name):
         return []
     sources: list[ast.expr] = []
-    for node in ast.walk(loop):
+    for node in walk(loop):
         if isinstance(node, ast.Assign) and _assigns_name(node, test.id):
             if _has_modulo(node.value):
                 sources.append(node.value)
@@ -98,7 +98,7 @@ def _reset_counters(loop: ast.stmt) -> set[str]:
     """Names the loop counts up by one and sets back to zero: an accumulation counter."""
     counted: set[str] = set()
     reset: set[str] = set()
-    for node in ast.walk(loop):
+    for node in walk(loop):
         if (
             isinstance(node, ast.AugAssign)
             and isinstance(node.op, ast.Add)
@@ -155,7 +155,7 @@ def _without_accumulation(w: ScopeWalker, back: Event, k: ast.expr) -> bool:
     body of ``if k == 1:``: one backward per step there."""
     name = dotted(k)
     for if_id, branch in back.path:
-        test = w.ifs[if_id].node.test  # type: ignore[attr-defined]
+        test = _test_of(w, if_id)
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
             continue
         bound = test.comparators[0]
@@ -200,9 +200,11 @@ def _gate_of_a_call(w: ScopeWalker, step: Event) -> tuple[int, int] | None:
         return None
     params = {a.arg for a in (*w.func.args.posonlyargs, *w.func.args.args)}
     for if_id, branch in step.path:
-        test = w.ifs[if_id].node.test  # type: ignore[attr-defined]
+        test = _test_of(w, if_id)
+        if test is None:
+            continue
         counted = [
-            n.left for n in ast.walk(test) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+            n.left for n in walk(test) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
         ]
         if branch == 0 and _has_modulo(test) and any(_mentions(c, params) for c in counted):
             return (if_id, branch)
@@ -217,7 +219,7 @@ def _divisor(w: ScopeWalker, gate: tuple[int, int] | None) -> ast.expr | None:
     loops = w.ifs[gate[0]].loops
     flags = _flag_sources(test, w.loops[loops[-1]].node) if loops else []  # type: ignore[attr-defined]
     test = flags[0] if flags else test
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             return node.right if dotted(node.right) else None
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
@@ -235,7 +237,7 @@ def _divided_containers(scope: ast.AST, k: ast.expr) -> set[str]:
     tokens = {last_part(dotted(k) or "")}
     return {
         dotted(target.value) or ""
-        for node in ast.walk(scope)
+        for node in walk(scope)
         if isinstance(node, ast.Assign)
         and isinstance(node.value, ast.BinOp)
         and isinstance(node.value.op, ast.Div)
@@ -382,7 +384,7 @@ def _logged_numbers(nodes: list[ast.AST]) -> set[str]:
 
 
 def _a_python_number(node: ast.expr) -> bool:
-    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+    calls = [n for n in walk(node) if isinstance(n, ast.Call)]
     return any(_called_name(c) in {"item", "float"} for c in calls) or isinstance(
         node, ast.Constant
     )
@@ -395,7 +397,7 @@ _HARMLESS_CALLS = {"range", "print", "format", "int", "float", "str", "len", "ma
 def _mentions(node: ast.AST, tokens: set[str]) -> bool:
     return any(
         isinstance(n, (ast.Name, ast.Attribute)) and last_part(dotted(n) or "") in tokens
-        for n in ast.walk(node)
+        for n in walk(node)
     )
 
 
@@ -423,7 +425,7 @@ def _gradients_divided_before(w: ScopeWalker, step: Event) -> bool:
     lines = getattr(w, "_gradient_divisions", None)
     if lines is None:  # once per scope
         scope = w.func if w.func is not None else w.fa.tree
-        lines = [n.lineno for n in ast.walk(scope) if _divides_a_gradient(n)]
+        lines = [n.lineno for n in walk(scope) if _divides_a_gradient(n)]
         w._gradient_divisions = lines  # type: ignore[attr-defined]
     return any(line - 8 <= n < line for n in lines)
 
@@ -460,7 +462,7 @@ def _gated_alike(w: ScopeWalker, e: Event, gate: tuple[int, int]) -> bool:
         return True
     test = ast.dump(w.ifs[gate[0]].node.test)  # type: ignore[attr-defined]
     return any(
-        branch == gate[1] and ast.dump(w.ifs[if_id].node.test) == test  # type: ignore[attr-defined]
+        branch == gate[1] and ast.dump(_test_of(w, if_id) or ast.Pass()) == test
         for if_id, branch in e.path
     )
 
@@ -485,8 +487,8 @@ def _opens_a_window(w: ScopeWalker, zero: Event, home: int | None) -> bool:
     for if_id, branch in zero.path:
         info = w.ifs[if_id]
         in_home = home in info.loops if home is not None else not info.loops
-        test = info.node.test  # type: ignore[attr-defined]
-        if branch == 0 and in_home and _has_modulo(test):
+        test = _test_of(w, if_id)
+        if branch == 0 and in_home and test is not None and _has_modulo(test):
             return True
     return False
 
@@ -526,3 +528,9 @@ def _accumulating_backwards(
         if micro_before_step and inner.parent == home and inner.id not in step.loops:
             found.append(e)
     return found
+
+
+def _test_of(w: ScopeWalker, if_id: int) -> ast.expr | None:
+    """The test of an ``if`` on an event's path (``None`` for a ``match`` case)."""
+    node = w.ifs[if_id].node
+    return node.test if isinstance(node, ast.If) else None

@@ -8,7 +8,7 @@ import ast
 import re
 
 from .. import values as V
-from .._astutil import dotted
+from .._astutil import dotted, walk
 from ..analysis import ScopeWalker
 from ._common import report
 from ._registry import Example, Rule, expression_check
@@ -122,7 +122,7 @@ def _made_by_arithmetic(w: ScopeWalker, name: str, at: ast.expr) -> bool:
     scope = w.func if w.func is not None else w.fa.tree
     line = getattr(at, "lineno", 0)
     last: ast.expr | None = None
-    for node in ast.walk(scope):
+    for node in walk(scope):
         if (
             isinstance(node, ast.Assign)
             and node.lineno < line
@@ -133,5 +133,5 @@ def _made_by_arithmetic(w: ScopeWalker, name: str, at: ast.expr) -> bool:
     return isinstance(last, ast.BinOp) and not any(
         isinstance(n, (ast.JoinedStr, ast.List, ast.Tuple))
         or (isinstance(n, ast.Constant) and isinstance(n.value, str))
-        for n in ast.walk(last)
+        for n in walk(last)
     )

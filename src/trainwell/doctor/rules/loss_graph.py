@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
-from .._astutil import closure, dotted, last_part
+from .._astutil import closure, dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..values import Value
 from ._common import report, uncut_names
@@ -481,7 +481,7 @@ def _differentiated(w: ScopeWalker, name: str) -> bool:
     helper given the model's parameters with it (``get_flat_grad(loss, model.parameters())``)."""
     if w.func is None:
         return False
-    for node in ast.walk(w.func):
+    for node in walk(w.func):
         if not isinstance(node, ast.Call):
             continue
         args = [*node.args, *(kw.value for kw in node.keywords)]
@@ -508,11 +508,11 @@ def _feeding_returns(func: ast.AST) -> set[str]:
     such a name, or appended to one (``task_losses`` -> ``total_losses.append(...)`` ->
     ``losses = metrics(total_losses)`` -> ``return losses``)."""
     returned: set[str] = set()
-    for n in ast.walk(func):
+    for n in walk(func):
         if isinstance(n, ast.Return) and n.value is not None:
             returned |= uncut_names(n.value)  # return loss.item(): no graph goes out
     flows: list[tuple[set[str], set[str]]] = []  # (targets, sources)
-    for n in ast.walk(func):
+    for n in walk(func):
         if isinstance(n, (ast.Assign, ast.AugAssign)) and n.value is not None:
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
             flows.append(({dotted(t) for t in targets} - {None}, uncut_names(n.value)))  # type: ignore[arg-type]
@@ -549,7 +549,7 @@ def _trains_after(w: ScopeWalker, loop: ast.AST) -> bool:
         and isinstance(n.func, ast.Attribute)
         and n.func.attr == "backward"
         and n.lineno > end
-        for n in ast.walk(w.func)
+        for n in walk(w.func)
     )
 
 

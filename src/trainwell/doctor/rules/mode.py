@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
-from .._astutil import dotted, last_part
+from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, EVAL, FORWARD, TRAIN, Event, is_prefix
 from ..scope_facts import own_nodes
@@ -370,7 +370,7 @@ def _optimized_models(w: ScopeWalker) -> set[str]:
             isinstance(node, ast.Call) and last_part(dotted(node.func) or "") in V.OPTIMIZER_CLASSES
         ):
             continue
-        for inner in ast.walk(node):
+        for inner in walk(node):
             func = inner.func if isinstance(inner, ast.Call) else None
             if isinstance(func, ast.Attribute) and func.attr in {"parameters", "named_parameters"}:
                 owner = w.lookup(dotted(func.value) or "")
@@ -429,7 +429,7 @@ def _is_epoch_loop(w: ScopeWalker, lid: int, seq: list[Event]) -> bool:
 def _waits_for_input(node: ast.While) -> bool:
     return any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "input"
-        for n in ast.walk(node)
+        for n in walk(node)
     )
 
 

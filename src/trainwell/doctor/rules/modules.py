@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
-from .._astutil import last_part
+from .._astutil import dotted, last_part, walk
 from ..analysis import FileAnalysis
 from ..scope_facts import own_nodes
 from ._registry import Example, Rule, file_check
@@ -50,6 +50,30 @@ TW013 = Rule(
             [(4, "TW013")],
         ),
         Example(
+            # federated clients each train with an optimizer of their own: the server keeps
+            # them apart on purpose, one state_dict each
+            "clients_that_train_themselves_in_a_plain_list",
+            """\
+            class Client(nn.Module):
+                def __init__(self, data):
+                    super().__init__()
+                    self.model = nn.Linear(2, 2)
+
+                def update(self):
+                    opt = torch.optim.SGD(self.model.parameters(), lr=0.1)
+                    for x, y in self.data:
+                        opt.zero_grad()
+                        F.mse_loss(self.model(x), y).backward()
+                        opt.step()
+
+            class Server(nn.Module):
+                def __init__(self, datasets):
+                    super().__init__()
+                    self.clients = [Client(d) for d in datasets]
+            """,
+            [],
+        ),
+        Example(
             "module_list_registered",
             """\
             class Net(nn.Module):
@@ -76,12 +100,27 @@ def _module_ctor(fa: FileAnalysis, node: ast.AST) -> str | None:
     qual = fa.imports.resolve(node.func) or ""
     tail = last_part(qual)
     if qual == tail and tail in fa.classes and fa.classes[tail].is_module:
+        if _trains_itself(fa.classes[tail].node):
+            return None  # a federated client, an agent: its own optimizer, its own state
         return tail
     if qual.startswith("torch.nn.") and qual.count(".") == 2 and tail[:1].isupper():
         if tail in _STATELESS_MODULES or tail in _CONTAINERS:
             return None
         return tail
     return None
+
+
+def _trains_itself(cls: ast.ClassDef) -> bool:
+    """A method of the class builds an optimizer over the class's own parameters
+    (``torch.optim.SGD(self.model.parameters(), ...)``): each object trains apart, so a
+    plain list of them keeps them apart on purpose (one state_dict, one optimizer each)."""
+    for node in walk(cls):
+        if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Call)):
+            continue
+        optimizer = (dotted(node.func) or "").startswith(("torch.optim.", "optim."))
+        if optimizer and (dotted(node.args[0].func) or "").startswith("self."):
+            return True
+    return False
 
 
 def _collection_ctor(fa: FileAnalysis, node: ast.AST) -> str | None:

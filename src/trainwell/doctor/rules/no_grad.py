@@ -10,7 +10,7 @@ import ast
 import re
 
 from .. import values as V
-from .._astutil import dotted
+from .._astutil import dotted, walk
 from ..analysis import ScopeWalker
 from ..events import (
     CALL,
@@ -18,6 +18,7 @@ from ..events import (
     FORWARD,
     MODE_UNKNOWN,
     OPAQUE,
+    RECEIVER,
     TRAIN,
     Event,
     RawFinding,
@@ -34,12 +35,14 @@ from ._common import (
     inference_discards,
     is_module_method,
     is_training,
+    mode_effects,
 )
 from ._frozen import frozen_parameters_at
 from ._input_gradients import InputGradients
 from ._no_grad_binding_examples import BINDING_EXAMPLES
 from ._no_grad_call_examples import CALL_EXAMPLES
 from ._no_grad_examples import EXAMPLES
+from ._no_grad_paths_examples import PATH_EXAMPLES
 from ._no_grad_what_runs_examples import WHAT_RUNS_EXAMPLES
 from ._registry import Rule, scope_check
 
@@ -65,7 +68,7 @@ TW012 = Rule(
     "with torch.no_grad():\n"
     "    for x, y in val_loader:\n"
     "        preds = model(x).argmax(1)\n",
-    examples=EXAMPLES + CALL_EXAMPLES + BINDING_EXAMPLES + WHAT_RUNS_EXAMPLES,
+    examples=EXAMPLES + CALL_EXAMPLES + BINDING_EXAMPLES + WHAT_RUNS_EXAMPLES + PATH_EXAMPLES,
 )
 
 
@@ -79,37 +82,53 @@ def collect_no_grad_candidates(w: ScopeWalker) -> None:
         return
     in_eval: set[str] = set()  # models inside an eval region already examined
     for index, e in enumerate(w.events):
-        if e.kind in {TRAIN, MODE_UNKNOWN} and e.receiver:
-            in_eval.discard(e.receiver)  # the region ends: a later eval() starts a new one
-        if e.kind != EVAL or not e.receiver or e.receiver in in_eval:
-            continue
-        in_eval.add(e.receiver)
-        # forwards in the other arm of the eval()'s test run without it (a training step
-        # there still marks a train-or-evaluate function, judged at its calls)
-        after = [f for f in w.events[index + 1 :] if is_training(f) or not _exclusive_arms(w, e, f)]
-        found = _unguarded_forward(w, after, e.receiver)
-        if found is None:
-            continue
-        forward, via = found
-        line = getattr(forward, "lineno", 1)
-        col = getattr(forward, "col_offset", 0) + 1
-        message = (
-            f"{e.receiver}(...){EVAL_RULE_MARK}"
-            f"{e.receiver}.eval() without torch.no_grad(): autograd records a "
-            "graph for nothing"
-        )
-        silenced_at = None
-        if isinstance(forward, ForeignNode):
-            # a helper of another file runs the forward: said here, at the call, where the
-            # caller can wrap it in no_grad (a noqa on the helper's forward still counts)
-            line, col = getattr(via, "lineno", 1), getattr(via, "col_offset", 0) + 1
-            message = f"{forward.func}() (in {forward.path}:{forward.lineno}): {message}"
-            silenced_at = (forward.path, forward.lineno)
-        finding = RawFinding("TW012", line, col, message, silenced_at=silenced_at)
-        if via is not forward and silenced_at is None and isinstance(via, ast.Call):
-            finding.at_call = _at_call(via, f"{dotted(via.func)}(...) runs {e.receiver}", message)
-            finding.helper = _summary_at(w, via)
-        w.fa.no_grad_candidates.append((_owner(w), finding))
+        for receiver, final in _modes_set(w, e):
+            if final != "eval":
+                in_eval.discard(receiver)  # the region ends: a later eval() starts a new one
+            elif receiver not in in_eval:
+                in_eval.add(receiver)
+                _eval_region(w, index, e, receiver)
+
+
+def _modes_set(w: ScopeWalker, e: Event) -> list[tuple[str, str]]:
+    """(model, "eval" | "train" | "unknown") for ``model.eval()`` and the like, and for a
+    call of another object's method that sets them (``agent.set_eval()``)."""
+    if e.kind in {EVAL, TRAIN, MODE_UNKNOWN}:
+        final = {EVAL: "eval", TRAIN: "train", MODE_UNKNOWN: "unknown"}[e.kind]
+        return [(e.receiver, final)] if e.receiver else []
+    if e.kind != CALL or e.summary is None or RECEIVER not in e.argmap:
+        return []
+    return [(key, effect.final) for key, effect in mode_effects(w, e) if effect.final]
+
+
+def _eval_region(w: ScopeWalker, index: int, e: Event, receiver: str) -> None:
+    """The first forward of ``receiver`` with autograd on after its eval() at ``e``."""
+    # forwards in the other arm of the eval()'s test run without it (a training step
+    # there still marks a train-or-evaluate function, judged at its calls)
+    after = [f for f in w.events[index + 1 :] if is_training(f) or not _exclusive_arms(w, e, f)]
+    found = _unguarded_forward(w, after, receiver)
+    if found is None:
+        return
+    forward, via = found
+    line = getattr(forward, "lineno", 1)
+    col = getattr(forward, "col_offset", 0) + 1
+    message = (
+        f"{receiver}(...){EVAL_RULE_MARK}"
+        f"{receiver}.eval() without torch.no_grad(): autograd records a "
+        "graph for nothing"
+    )
+    silenced_at = None
+    if isinstance(forward, ForeignNode):
+        # a helper of another file runs the forward: said here, at the call, where the
+        # caller can wrap it in no_grad (a noqa on the helper's forward still counts)
+        line, col = getattr(via, "lineno", 1), getattr(via, "col_offset", 0) + 1
+        message = f"{forward.func}() (in {forward.path}:{forward.lineno}): {message}"
+        silenced_at = (forward.path, forward.lineno)
+    finding = RawFinding("TW012", line, col, message, silenced_at=silenced_at)
+    if via is not forward and silenced_at is None and isinstance(via, ast.Call):
+        finding.at_call = _at_call(via, f"{dotted(via.func)}(...) runs {receiver}", message)
+        finding.helper = _summary_at(w, via)
+    w.fa.no_grad_candidates.append((_owner(w), finding))
 
 
 @scope_check(TW012)
@@ -142,7 +161,11 @@ def _nested(w: ScopeWalker) -> bool:
 def _exclusive_arms(w: ScopeWalker, a: Event, b: Event) -> bool:
     """``if self.onnx_mode: ... else: model.eval()`` then ``if self.onnx_mode:
     predict_onnx(x)``: the two sit in opposite arms of ifs with the same test."""
-    tests = {i: ast.dump(w.ifs[i].node.test) for i, _ in (*a.path, *b.path) if i in w.ifs}
+    tests = {
+        i: ast.dump(w.ifs[i].node.test)
+        for i, _ in (*a.path, *b.path)
+        if i in w.ifs and isinstance(w.ifs[i].node, ast.If)  # (a match's cases: no test)
+    }
     return any(
         tests.get(i) is not None and tests.get(i) == tests.get(j) and arm_a != arm_b
         for i, arm_a in a.path
@@ -224,12 +247,12 @@ def _predicted(w: ScopeWalker, arg: ast.expr, key: str) -> bool:
         or (e.kind == CALL and isinstance(e.node, ast.Call) and _on(e.node.func, key))
     }
     line = getattr(arg, "lineno", 0)
-    for node in ast.walk(ast.Module(body=list(w.body), type_ignores=[])):
+    for node in walk(ast.Module(body=list(w.body), type_ignores=[])):
         if (
             isinstance(node, ast.Assign)
             and id(node.value) in forwards
             and node.lineno < line
-            and dotted(arg) in {dotted(n) for t in node.targets for n in ast.walk(t)}
+            and dotted(arg) in {dotted(n) for t in node.targets for n in walk(t)}
         ):
             return True
     return False
@@ -374,7 +397,7 @@ def _every_call(w: ScopeWalker, path: tuple) -> bool:
         info = w.ifs.get(if_id)
         test = getattr(info.node, "test", None) if info is not None else None
         if test is None or not any(
-            isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)
+            isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in walk(test)
         ):
             return False
     return True

@@ -8,7 +8,7 @@ import ast
 import re
 
 from .. import values as V
-from .._astutil import dotted, last_part
+from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import CALL, SCHED, STEP, Event, is_prefix
 from ._common import events_in, report
@@ -268,6 +268,41 @@ TW004 = Rule(
             """,
             [],
         ),
+        Example(
+            # a GAN's iteration loop: range(opt.niter) steps the schedule whose milestones
+            # are counted in opt.niter; the inner loops repeat the D and G updates
+            "a_schedule_counted_in_the_iterations_of_its_loop",
+            """\
+            def train(netD, netG, optD, optG, opt):
+                schedD = MultiStepLR(optD, milestones=[0.8 * opt.niter], gamma=0.1)
+                for it in range(opt.niter):
+                    for j in range(opt.Dsteps):
+                        optD.zero_grad()
+                        netD(netG(noise())).mean().backward()
+                        optD.step()
+                    for j in range(opt.Gsteps):
+                        optG.zero_grad()
+                        (-netD(netG(noise())).mean()).backward()
+                        optG.step()
+                    schedD.step()
+            """,
+            [],
+        ),
+        Example(
+            # the same loop, the milestones counted in steps of another count
+            "a_schedule_counted_in_other_steps_than_its_loop",
+            """\
+            def train(netD, netG, optD, opt):
+                schedD = MultiStepLR(optD, milestones=[0.8 * opt.total_steps], gamma=0.1)
+                for it in range(opt.niter):
+                    for j in range(opt.Dsteps):
+                        optD.zero_grad()
+                        netD(netG(noise())).mean().backward()
+                        optD.step()
+                    schedD.step()
+            """,
+            [(8, "TW004")],
+        ),
     ),
 )
 
@@ -372,7 +407,7 @@ def _gated_by(w: ScopeWalker, e: Event, step: Event) -> bool:
         return False
     if_id, branch = e.path[-1]
     test = getattr(w.ifs[if_id].node, "test", None)
-    return branch == 0 and test is not None and any(n is step.node for n in ast.walk(test))
+    return branch == 0 and test is not None and any(n is step.node for n in walk(test))
 
 
 def _check_step_scheduler(w: ScopeWalker, sched: Event) -> None:
@@ -385,6 +420,8 @@ def _check_step_scheduler(w: ScopeWalker, sched: Event) -> None:
     )
     if any(lid in sched.loops for lid in training_loops):
         return  # stepped inside the training loop after all
+    if sched.loops and _counted_in_its_loop(w, sched, training_loops):
+        return  # for it in range(opt.niter): ... MultiStepLR(milestones=[0.8 * opt.niter])
     if not training_loops and not called_training:
         return
     stepped_elsewhere = any(
@@ -402,6 +439,49 @@ def _check_step_scheduler(w: ScopeWalker, sched: Event) -> None:
         f"{cls} is a per-step schedule but is stepped once per "
         "epoch: call scheduler.step() after every optimizer.step()",
     )
+
+
+def _counted_in_its_loop(w: ScopeWalker, sched: Event, training_loops: set[int]) -> bool:
+    """The schedule's length is counted in the iterations of the loop that steps it: the
+    loop runs ``range(opt.niter)`` and the milestones are ``0.8 * opt.niter``, and the loops
+    with the optimizer steps inside it only repeat an update (a GAN's ``range(Dsteps)``),
+    they run over no data."""
+    call = sched.value.node if sched.value is not None else None
+    loop = w.loops[sched.loops[-1]].node
+    if not isinstance(call, ast.Call) or not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    inner = [w.loops[lid].node for lid in training_loops if lid in w.loops]
+    if not inner or not all(_range_bounds(getattr(n, "iter", n)) for n in inner):
+        return False  # for x, y in loader: a step per batch
+    counts = _range_bounds(_iterated(w, loop.iter))
+    lengths = {dotted(n) for a in [*call.args[1:], *(k.value for k in call.keywords)]
+               for n in walk(a)} - {None}  # fmt: skip
+    return bool(counts & lengths)
+
+
+def _iterated(w: ScopeWalker, node: ast.expr) -> ast.expr:
+    """``_iter = tqdm(range(opt.niter)); for iter in _iter:``: what the name was bound to."""
+    if not isinstance(node, ast.Name) or w.func is None:
+        return node
+    bound = [
+        n.value
+        for n in walk(w.func)
+        if isinstance(n, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets)
+    ]
+    return bound[0] if len(bound) == 1 else node
+
+
+def _range_bounds(node: ast.expr) -> set[str]:
+    """Dotted names of the bounds of the ``range(...)`` calls in ``node``."""
+    return {
+        name
+        for n in walk(node)
+        if isinstance(n, ast.Call) and dotted(n.func) == "range"
+        for a in n.args
+        for name in [dotted(a)]
+        if name is not None
+    }
 
 
 @scope_check(TW018)

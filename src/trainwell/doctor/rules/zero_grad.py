@@ -8,7 +8,7 @@ import ast
 from collections.abc import Iterable
 
 from .. import values as V
-from .._astutil import dotted
+from .._astutil import dotted, walk
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, OPAQUE, STEP, ZERO, Event, compatible, is_prefix
 from ._common import call_name, events_in, is_backward, is_step, is_zero, report
@@ -224,7 +224,7 @@ def _gradients_written(w: ScopeWalker, zero: Event, step: Event) -> bool:
     start = getattr(zero.node, "lineno", 0)
     end = getattr(step.node, "lineno", 0)
     scope = w.func if w.func is not None else w.fa.tree
-    for node in ast.walk(scope):
+    for node in walk(scope):
         if not start < getattr(node, "lineno", 0) < end:
             continue
         if isinstance(node, ast.Assign) and any(
@@ -245,7 +245,7 @@ def _leaves_the_block(w: ScopeWalker, node: ast.AST) -> bool:
     """The statement of ``node`` is followed in its block by ``continue``, ``break``,
     ``return`` or ``raise``: no step() after it is reached from there."""
     scope = w.func if w.func is not None else w.fa.tree
-    for parent in ast.walk(scope):
+    for parent in walk(scope):
         for field in ("body", "orelse", "finalbody", "handlers"):
             block = getattr(parent, field, None)
             if not isinstance(block, list):

@@ -1,0 +1,167 @@
+"""More examples of TW012 (inference without no_grad), on which path a forward is reached
+by: a web route nested in a method, a literal argument that returns before a forward, a
+``try`` under no_grad whose ``except`` retries with autograd on, and the indices of
+``torch.max`` kept for a metric. Run as tests beside the rule."""
+
+from __future__ import annotations
+
+from ._registry import Example
+
+PATH_EXAMPLES = (
+    Example(
+        # deploy()'s Flask route calls self.predict(): a caller with autograd on
+        "a_route_nested_in_a_method_calls_predict",
+        """\
+        class Tagger:
+            def __init__(self, model):
+                self._model = model
+
+            def predict(self, text):
+                self._model.eval()
+                tags = self._model(torch.tensor(text))[0]
+                return [int(t) for t in tags]
+
+            def deploy(self, app):
+                @app.route("/predict")
+                def predict():
+                    return {"tags": self.predict(request.args["text"])}
+
+                app.run()
+        """,
+        [(7, "TW012")],
+    ),
+    Example(
+        # the same route under torch.no_grad(): nothing records a graph
+        "a_route_nested_in_a_method_under_no_grad",
+        """\
+        class Tagger:
+            def __init__(self, model):
+                self._model = model
+
+            def predict(self, text):
+                self._model.eval()
+                tags = self._model(torch.tensor(text))[0]
+                return [int(t) for t in tags]
+
+            def deploy(self, app):
+                @app.route("/predict")
+                def predict():
+                    with torch.no_grad():
+                        return {"tags": self.predict(request.args["text"])}
+
+                app.run()
+        """,
+        [],
+    ),
+    Example(
+        # reconstruct=True returns before the sampling loop: only the reconstruction runs
+        # with autograd on (the other calls are under no_grad)
+        "a_literal_argument_returns_before_a_forward",
+        """\
+        def generate(netG, noise, reconstruct=False, n=8):
+            if reconstruct:
+                rec = netG(noise)
+                save_image(rec.detach())
+                return rec
+            for i in range(n):
+                sample = netG(torch.randn_like(noise))
+                save_image(sample.detach())
+
+        netG = build_generator()
+        with torch.no_grad():
+            generate(netG, fixed_noise, n=50)
+        out = generate(netG, fixed_noise, reconstruct=True)
+        save_image((mask * out).detach())
+        """,
+        [(3, "TW012")],
+    ),
+    Example(
+        # a match statement's cases are arms without an if test (the doctor stopped on
+        # them with an internal error before)
+        "a_forward_in_a_match_case",
+        """\
+        model = torch.nn.Linear(2, 2)
+        model.eval()
+        for x in loader:
+            match mode:
+                case "val":
+                    print(model(x).argmax().item())
+                case _:
+                    pass
+        """,
+        [(6, "TW012")],
+    ),
+    Example(
+        # the author tries no_grad first and retries with autograd on when the model needs
+        # it (a VAE whose forward takes input gradients): the fallback is deliberate
+        "an_except_fallback_of_a_no_grad_try",
+        """\
+        model = torch.nn.Linear(4, 2)
+        model.eval()
+        total = 0.0
+        for x in eval_loader:
+            try:
+                with torch.no_grad():
+                    out = model(x)
+            except RuntimeError:
+                out = model(x)
+            total += out.sum().item()
+        """,
+        [],
+    ),
+    Example(
+        # _, pred = torch.max(out, 1): the indices carry no graph, so the validation phase
+        # keeps none of its forward's graph in the lists it concatenates for a logger
+        "the_indices_of_torch_max_carry_no_graph",
+        """\
+        model = torch.nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(10):
+            for phase in ["train", "val"]:
+                if phase == "train":
+                    model.train()
+                else:
+                    model.eval()
+                preds = []
+                for x, y in loaders[phase]:
+                    out = model(x)
+                    loss = F.cross_entropy(out, y)
+                    if phase == "train":
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+                    _, pred = torch.max(out, dim=1)
+                    preds.append(pred.cpu())
+                with torch.no_grad():
+                    writer.log_confusion(phase, torch.cat(preds))
+        """,
+        [(11, "TW012")],
+    ),
+    Example(
+        # the values of torch.max keep the graph: handed to code out of sight, they may
+        # well be backpropagated there
+        "the_values_of_torch_max_keep_the_graph",
+        """\
+        model = torch.nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(10):
+            for phase in ["train", "val"]:
+                if phase == "train":
+                    model.train()
+                else:
+                    model.eval()
+                scores = []
+                for x, y in loaders[phase]:
+                    out = model(x)
+                    loss = F.cross_entropy(out, y)
+                    if phase == "train":
+                        opt.zero_grad()
+                        loss.backward()
+                        opt.step()
+                    best, _ = torch.max(out, dim=1)
+                    scores.append(best)
+                writer.log_scores(phase, torch.cat(scores))
+        """,
+        [],
+    ),
+)

@@ -1,0 +1,126 @@
+"""How a file's functions are run, and which of their forwards a call reaches.
+
+No call in sight does not mean never run: the command line runs ``fire.Fire()`` targets and
+``@click.command()`` functions, a framework runs the callbacks handed to it.  And a call
+does not reach every forward of its callee: the literal it passes may return first
+(``generate(netG, reconstruct=True)``), a ``try`` under no_grad may retry with autograd on
+in its ``except`` on purpose.  :class:`~.analysis.FileAnalysis` asks these questions when it
+decides which TW012 candidates stand.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ._astutil import Imports, dotted, last_part, walk
+from .events import RawFinding
+
+
+def callbacks_of(nodes: list[ast.AST], functions: dict[str, ast.AST]) -> set[str]:
+    """Functions handed to a call as callbacks (``fit(net, on_save_callback=plot_model)``,
+    or positionally to a function of this file whose parameter is one)."""
+    found: set[str] = set()
+    for node in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        passed = [(kw.arg or "", kw.value) for kw in node.keywords]
+        callee = functions.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        if isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            params = [a.arg for a in [*callee.args.posonlyargs, *callee.args.args]]
+            passed += list(zip(params, node.args, strict=False))
+        for name, value in passed:
+            if isinstance(value, ast.Name) and _CALLBACK.search(name):
+                found.add(value.id)
+    return found
+
+
+_CALLBACK = re.compile(r"callback|hook", re.I)
+
+
+_CLI_DECORATORS = {"command", "main", "callback"}  # click.command, app.command, hydra.main
+
+
+def entry_points_of(
+    tree: ast.Module, functions: dict[str, ast.AST], imports: Imports
+) -> set[ast.AST]:
+    """Functions the command line runs without a call in sight: ``fire.Fire()`` (every
+    function), ``fire.Fire(main)`` or ``fire.Fire({"train": train})``, ``@click.command()``,
+    ``@app.command()``, ``@hydra.main(...)``."""
+    found: set[ast.AST] = set()
+    for node in walk(tree):
+        if isinstance(node, ast.Call) and last_part(imports.resolve(node.func)) == "Fire":
+            if not node.args:
+                found |= set(functions.values())
+            for arg in node.args:
+                values = arg.values if isinstance(arg, ast.Dict) else [arg]
+                found |= {
+                    functions[v.id] for v in values if isinstance(v, ast.Name) and v.id in functions
+                }
+    for func in functions.values():
+        for deco in func.decorator_list:  # type: ignore[attr-defined]
+            target = deco.func if isinstance(deco, ast.Call) else deco
+            if last_part(dotted(target)) in _CLI_DECORATORS and isinstance(target, ast.Attribute):
+                found.add(func)
+    return found
+
+
+def node_at(func: ast.AST, finding: RawFinding) -> ast.AST | None:
+    """The call of ``func`` the finding stands at (its forward pass), if it is there."""
+    if finding.path is not None:
+        return None
+    return next(
+        (
+            n
+            for n in walk(func)
+            if isinstance(n, ast.Call)
+            and n.lineno == finding.line
+            and n.col_offset + 1 == finding.col
+        ),
+        None,
+    )
+
+
+def a_fallback_with_grad(func: ast.AST, finding: RawFinding) -> bool:
+    """The forward is the ``except`` fallback of a ``try`` that first runs under no_grad:
+    the author retries with autograd on because the model needs it (a VAE whose forward
+    takes input gradients)."""
+    forward = node_at(func, finding)
+    if forward is None:
+        return False
+    for node in walk(func):
+        if not isinstance(node, ast.Try) or not any(_surely_no_grad_block(s) for s in node.body):
+            continue
+        if any(forward in walk(handler) for handler in node.handlers):
+            return True
+    return False
+
+
+def _surely_no_grad_block(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, (ast.With, ast.AsyncWith)) and any(
+        last_part(dotted(item.context_expr.func)) in {"no_grad", "inference_mode"}
+        for item in stmt.items
+        if isinstance(item.context_expr, ast.Call)
+    )
+
+
+def grad_off_for_good(nodes: list[ast.AST]) -> bool:
+    """The file turns autograd off for the thread (``torch.set_grad_enabled(False)`` as a
+    statement, an inference script's set-up) and nothing turns it on again."""
+    off = False
+    for node in nodes:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            call = node.value
+            if last_part(dotted(call.func)) == "set_grad_enabled" and len(call.args) == 1:
+                flag = call.args[0]
+                off = off or (isinstance(flag, ast.Constant) and flag.value is False)
+        if isinstance(node, ast.Call) and last_part(dotted(node.func)) in {
+            "enable_grad",
+            "backward",
+        }:
+            return False
+        if isinstance(node, ast.Call) and last_part(dotted(node.func)) == "set_grad_enabled":
+            flag = node.args[0] if node.args else None
+            if not (isinstance(flag, ast.Constant) and flag.value is False):
+                return False  # set_grad_enabled(True) or (phase == "train") somewhere
+    return off

@@ -1,0 +1,177 @@
+"""TW012 across files through objects: a toolkit's shared helper object, an object a
+factory returns, and an object's method that puts its models in eval()."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trainwell.doctor import check_paths
+
+TOOL = """
+import torch
+
+
+class Tool:
+    def get_score(self, model, x):
+        tags = model(torch.tensor(x))[0]
+        return f1_score(tags, x)
+
+
+tool = Tool()
+"""
+
+VALIDATE = """
+import torch
+from tool import tool
+
+
+def validate(model, dev):
+    model.eval()
+    scores = []
+    for item in dev:
+        scores.append(tool.get_score(model, item))
+    return sum(scores) / len(scores)
+
+
+def train(model, data, dev):
+    opt = torch.optim.Adam(model.parameters())
+    for epoch in range(3):
+        model.train()
+        for x, y in data:
+            opt.zero_grad()
+            model(x).sum().backward()
+            opt.step()
+        print(validate(model, dev))
+"""
+
+WRAPPER = """
+import torch
+
+
+class DepthModel(BaseModel):
+    def __init__(self, opt):
+        model = build_hourglass(opt)
+        self.netG = model.cuda()
+
+    def evaluate(self, images, targets):
+        prediction = self.netG.forward(images)
+        return rmse(prediction, targets).item()
+
+    def switch_to_eval(self):
+        self.netG.eval()
+"""
+
+FACTORY = """
+def create_model(opt):
+    from depth import DepthModel
+    model = DepthModel(opt)
+    return model
+"""
+
+TEST_SCRIPT = """
+from factory import create_model
+
+model = create_model(opt)
+
+
+def test(model):
+    model.switch_to_eval()
+    total = 0.0
+    for images, targets in loader:
+        {line}
+    return total
+
+
+print(test(model))
+"""
+
+AGENT = """
+import torch
+
+
+class Agent:
+    def __init__(self, actor, critic):
+        self.actor = actor
+        self.critic = critic
+
+    def act(self, state):
+        with torch.no_grad():
+            return self.actor(state)
+
+    def set_eval(self):
+        self.actor.eval()
+        self.critic.eval()
+"""
+
+ROLLOUT = """
+import torch
+from agent import Agent
+
+agent = Agent(build_actor(), build_critic())
+agent.set_eval()
+for state in states:
+    action = agent.act(state)
+    {line}
+    env.step(action.numpy())
+"""
+
+
+def write(directory: Path, name: str, text: str) -> Path:
+    path = directory / name
+    path.write_text(text.lstrip("\n"))
+    return path
+
+
+def lines(paths: list[Path]) -> set[tuple[str, int, str]]:
+    return {(Path(f.path).name, f.line, f.code) for f in check_paths(paths)}
+
+
+def test_a_method_of_another_files_shared_object_runs_the_forward(tmp_path: Path) -> None:
+    # from tool import tool: the module-level Tool() object, its method called like a
+    # function of the module; said at the call, where the caller can wrap it
+    write(tmp_path, "tool.py", TOOL)
+    script = write(tmp_path, "train.py", VALIDATE)
+    assert lines([script]) == {("train.py", 9, "TW012")}
+
+
+def test_the_shared_objects_method_under_no_grad(tmp_path: Path) -> None:
+    write(tmp_path, "tool.py", TOOL)
+    guarded = VALIDATE.replace(
+        "        scores.append(tool.get_score(model, item))",
+        "        with torch.no_grad():\n            scores.append(tool.get_score(model, item))",
+    )
+    script = write(tmp_path, "train.py", guarded)
+    assert lines([script]) == set()
+
+
+def test_an_object_a_factory_of_another_file_returns(tmp_path: Path) -> None:
+    # model = create_model(opt) -> DepthModel(opt): its switch_to_eval() puts self.netG in
+    # eval(), its evaluate() runs self.netG (kept from __init__'s local ``model``)
+    write(tmp_path, "depth.py", WRAPPER)
+    write(tmp_path, "factory.py", FACTORY)
+    script = write(
+        tmp_path, "test.py", TEST_SCRIPT.format(line="total += model.evaluate(images, targets)")
+    )
+    assert lines([script]) == {("test.py", 10, "TW012")}
+
+
+def test_the_factorys_object_evaluated_under_no_grad(tmp_path: Path) -> None:
+    write(tmp_path, "depth.py", WRAPPER)
+    write(tmp_path, "factory.py", FACTORY)
+    guarded = "with torch.no_grad():\n            total += model.evaluate(images, targets)"
+    script = write(tmp_path, "test.py", "import torch\n" + TEST_SCRIPT.format(line=guarded))
+    assert lines([script]) == set()
+
+
+def test_an_objects_method_that_puts_its_models_in_eval(tmp_path: Path) -> None:
+    # agent.set_eval() puts agent.critic in eval(); its forward after is inference
+    write(tmp_path, "agent.py", AGENT)
+    script = write(tmp_path, "rollout.py", ROLLOUT.format(line="q = agent.critic(state, action)"))
+    assert lines([script]) == {("rollout.py", 8, "TW012")}
+
+
+def test_the_objects_critic_under_no_grad(tmp_path: Path) -> None:
+    write(tmp_path, "agent.py", AGENT)
+    guarded = "with torch.no_grad():\n        q = agent.critic(state, action)"
+    script = write(tmp_path, "rollout.py", ROLLOUT.format(line=guarded))
+    assert lines([script]) == set()
