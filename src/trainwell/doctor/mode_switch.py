@@ -51,17 +51,11 @@ class TrainingSwitch:
         wanted = {id(n) for n in nodes}
         env = {self.param: value}
         aliases = dict(self.aliases)
-        for node, parents in _walk_with_ifs(func.body, ()):
-            if id(node) not in wanted:
-                continue
-            arms = [
-                (_evaluate(term, env, aliases), term_arm)
-                for test, arm in parents
-                for term, term_arm in _terms(test, arm, [self.param], aliases)
-            ]
-            if all(taken is _UNKNOWN or bool(taken) == arm for taken, arm in arms):
-                return True
-        return False
+        return any(
+            _arms_allow(parents, env, aliases)
+            for node, parents in _walk_with_ifs(func.body, ())
+            if id(node) in wanted
+        )
 
     def value_at(self, call: ast.Call) -> object:
         """The literal the call passes for the parameter (its default when not passed)."""
@@ -192,17 +186,21 @@ def reachable_with(
     env = {k: v for k, v in env.items() if v is not _UNKNOWN}
     if not env:
         return True
-    params = list(env)
     for found, parents in _walk_with_ifs(func.body, ()):
-        if found is not node:
-            continue
-        arms = [
-            (_evaluate(term, env, {}), term_arm)
-            for test, arm in parents
-            for term, term_arm in _terms(test, arm, params, {})
-        ]
-        return all(taken is _UNKNOWN or bool(taken) == arm for taken, arm in arms)
+        if found is node:
+            return _arms_allow(parents, env, {})
     return True
+
+
+def _arms_allow(parents: tuple, env: dict, aliases: dict) -> bool:
+    """Every ``if`` arm around a node may be taken with the parameters' values in ``env``
+    (a test the values do not decide may go either way)."""
+    arms = [
+        (_evaluate(term, env, aliases), term_arm)
+        for test, arm in parents
+        for term, term_arm in _terms(test, arm, list(env), aliases)
+    ]
+    return all(taken is _UNKNOWN or bool(taken) == arm for taken, arm in arms)
 
 
 def _nodes(node: ast.AST, parents: tuple):
