@@ -31,6 +31,7 @@ from . import values as V
 from ._astutil import Imports, dotted, last_part, names_in, walk
 from .events import RawFinding, Summary
 from .foreign import Foreign, ForeignClass, ForeignNode
+from .handover import remote_functions
 from .mode_switch import (
     NO_GRAD_BY_STATE,
     TrainingSwitch,
@@ -216,6 +217,7 @@ class FileAnalysis:
         self.false_flags: set[str] = _false_flags(self.nodes)
         self._index()
         self.entry_points: set[ast.AST] = entry_points_of(self.tree, self.functions, self.imports)
+        self.entry_points |= remote_functions(self.tree)  # @ray.remote: run in a worker
         self.callbacks: set[str] = callbacks_of(self.nodes, self.functions)
 
     # -- indexing -------------------------------------------------------------------------

@@ -99,28 +99,8 @@ class CallResolution(ScopeState):
             argmap.update(receiver_entry(call))
         self.emit(CALL, call, summary=summary, argmap=argmap, args=arg_names(call))
         self._kept_by_the_object(call, summary, values, arg_vals, kw_vals)
-        if self.fa.collect and not self.no_grad() and not _self_switched(arg_vals, kw_vals):
-            # the helper's own eval() + forward without no_grad: it stands where this scope
-            # runs with autograd on (resolved with the file's other TW012 candidates), said
-            # at the call, where the caller can wrap it; a training function's own
-            # evaluation is said at its forward, never at the call
-            for cand in func.candidates:
-                if summary.trains and func.checked:
-                    self.foreign_candidates.append(
-                        RawFinding(
-                            cand.code, cand.line, cand.col, cand.message, cand.path or func.path
-                        )
-                    )
-                elif not summary.trains and self._first_foreign_report(func, cand):
-                    self.foreign_candidates.append(
-                        RawFinding(
-                            cand.code,
-                            call.lineno,
-                            call.col_offset + 1,
-                            f"{dotted(call.func)}() (in {func.path}:{cand.line}): {cand.message}",
-                            silenced_at=(cand.path or func.path, cand.line),
-                        )
-                    )
+        if not self.no_grad() and not _self_switched(arg_vals, kw_vals):
+            self._foreign_candidates(call, func)
         handed_back = _model_handed_back(summary, values)
         if handed_back is None and func.returned_class is not None:
             # model = create_model(opt): an object of a class of the project, its methods
@@ -129,6 +109,53 @@ class CallResolution(ScopeState):
             self.fa.foreign_objects[cls.name] = cls
             return Value(V.MODEL if cls.is_module else V.OBJECT, cls=cls.name, flags=cls.flags)
         return handed_back if handed_back is not None else summary.returns
+
+    def _foreign_candidates(self, call: ast.Call, func: ForeignFunction, how: str = "") -> None:
+        """The helper's own eval() + forward without no_grad, run with autograd on here: it
+        stands where this scope runs with autograd on (resolved with the file's other TW012
+        candidates), said at the call, where the caller can wrap it; a training function's
+        own evaluation is said at its forward, never at the call."""
+        if not self.fa.collect:
+            return
+        summary = func.summary
+        for cand in func.candidates:
+            if summary.trains and func.checked:
+                self.foreign_candidates.append(
+                    RawFinding(cand.code, cand.line, cand.col, cand.message, cand.path or func.path)
+                )
+            elif not summary.trains and self._first_foreign_report(func, cand):
+                self.foreign_candidates.append(
+                    RawFinding(
+                        cand.code,
+                        call.lineno,
+                        call.col_offset + 1,
+                        f"{dotted(call.func)}(){how} (in {func.path}:{cand.line}): {cand.message}",
+                        silenced_at=(cand.path or func.path, cand.line),
+                    )
+                )
+
+    def hand_over(self, run: ast.Call) -> None:
+        """``Process(target=evaluate, args=(model, loader))``, ``pool.map(f, xs)``: the
+        function runs in a new thread or process, where autograd is on whatever this scope's
+        mode (see :mod:`.handover`).  Recorded as a call made with autograd on and by no
+        caller whose own callers could turn it off; nothing it does to a model's mode or
+        graph comes back here."""
+        local = self._resolve_local(run.func)
+        if local is not None:
+            func, via_self = local
+            params = [
+                a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
+            ]
+            if via_self and params and params[0] == "self":
+                params = params[1:]
+            arg_vals = [self.ev(a) for a in run.args]
+            kw_vals = {kw.arg: self.ev(kw.value) for kw in run.keywords}
+            _, values = self._argmap(run, params, arg_vals, kw_vals)
+            self.fa.record_call(func, params, values, False, None, run)
+            return
+        foreign = self._resolve_foreign(run.func)
+        if isinstance(foreign, ForeignFunction):
+            self._foreign_candidates(run, foreign, " in a new thread or process")
 
     def _as_switched(
         self, call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef, summary: Summary | None

@@ -21,6 +21,7 @@ from .call_resolution import CallResolution
 from .events import CALL, OPAQUE
 from .foreign import ForeignClass, ForeignFunction
 from .graph_calls import NOT_FOLLOWED_METHODS
+from .handover import handed_over
 from .scope_state import NOTHING, arg_names, container_of
 from .values import Value, merge
 
@@ -284,6 +285,8 @@ class ExpressionWalker(CallResolution, CallEffects):
 
         if qual in TRAINWELL_FIT:
             self._register_step_fn(call)
+        if (run := handed_over(call, qual)) is not None:
+            self.hand_over(run)  # Process(target=f, ...): f runs with autograd on
         local = self._resolve_local(func)
         if local is not None:
             return self._local_call(call, *local, arg_vals, kw_vals)

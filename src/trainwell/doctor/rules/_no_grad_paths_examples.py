@@ -1,7 +1,8 @@
 """More examples of TW012 (inference without no_grad), on which path a forward is reached
 by: a web route nested in a method, a literal argument that returns before a forward, a
-``try`` under no_grad whose ``except`` retries with autograd on, and the indices of
-``torch.max`` kept for a metric. Run as tests beside the rule."""
+``try`` under no_grad whose ``except`` retries with autograd on, the indices of
+``torch.max`` kept for a metric, and a function handed to another thread or process, where
+the caller's no_grad does not reach. Run as tests beside the rule."""
 
 from __future__ import annotations
 
@@ -161,6 +162,115 @@ PATH_EXAMPLES = (
                     best, _ = torch.max(out, dim=1)
                     scores.append(best)
                 writer.log_scores(phase, torch.cat(scores))
+        """,
+        [],
+    ),
+    Example(
+        # grad mode is thread-local: the caller's no_grad does not reach the new process
+        "a_function_handed_to_a_process_under_no_grad",
+        """\
+        def evaluate(model, loader):
+            model.eval()
+            for x, y in loader:
+                pred = model(x).argmax(1)
+                print((pred == y).float().mean().item())
+
+        model = Net()
+        model.share_memory()
+        with torch.no_grad():
+            worker = mp.Process(target=evaluate, args=(model, test_loader))
+            worker.start()
+        train(model, train_loader)
+        """,
+        [(4, "TW012")],
+    ),
+    Example(
+        # the same process turns autograd off itself: nothing records a graph
+        "a_function_handed_to_a_process_turns_autograd_off_itself",
+        """\
+        @torch.no_grad()
+        def evaluate(model, loader):
+            model.eval()
+            for x, y in loader:
+                pred = model(x).argmax(1)
+                print((pred == y).float().mean().item())
+
+        model = Net()
+        model.share_memory()
+        worker = mp.Process(target=evaluate, args=(model, test_loader))
+        worker.start()
+        train(model, train_loader)
+        """,
+        [],
+    ),
+    Example(
+        # a pool's workers run partial(score, model) with autograd on
+        "a_partial_mapped_over_a_pool",
+        """\
+        def score(model, batch):
+            model.eval()
+            logits = model(batch)
+            return logits.argmax(1).tolist()
+
+        model = load_model()
+        with torch.no_grad(), ThreadPoolExecutor(4) as executor:
+            labels = list(executor.map(partial(score, model), batches))
+        """,
+        [(3, "TW012")],
+    ),
+    Example(
+        # a thread that trains records a graph on purpose
+        "a_training_function_handed_to_threads",
+        """\
+        def worker(model, loader, optimizer):
+            model.train()
+            for x, y in loader:
+                optimizer.zero_grad()
+                loss = F.cross_entropy(model(x), y)
+                loss.backward()
+                optimizer.step()
+
+        model = Net()
+        model.share_memory()
+        for rank in range(4):
+            opt = torch.optim.SGD(model.parameters(), lr=0.01)
+            threading.Thread(target=worker, args=(model, loaders[rank], opt)).start()
+        """,
+        [],
+    ),
+    Example(
+        # a Ray actor's method runs in the actor's process: autograd on, whoever calls it
+        "a_ray_actor_evaluates_with_autograd_on",
+        """\
+        @ray.remote(num_gpus=0.25)
+        class Client:
+            def __init__(self, model):
+                self.model = model
+
+            def test(self, loader):
+                self.model.eval()
+                correct = 0
+                for x, y in loader:
+                    correct += (self.model(x).argmax(1) == y).sum().item()
+                return correct
+        """,
+        [(10, "TW012")],
+    ),
+    Example(
+        # the same class run in the caller's process: nothing here calls test(), and a
+        # caller elsewhere may wrap it in no_grad
+        "a_plain_client_nobody_calls",
+        """\
+        class Client:
+            def __init__(self, model):
+                self.model = model
+
+            def test(self, loader):
+                self.model.eval()
+                correct = 0
+                for x, y in loader:
+                    correct += (self.model(x).argmax(1) == y).sum().item()
+                return correct
         """,
         [],
     ),
