@@ -62,7 +62,9 @@ TW012 = Rule(
     "counts inside it too). Anything handed to code the doctor cannot see counts as used, "
     "and the rule only fires when the function is called outside no_grad (from this file, or, "
     "when the project is checked, from another, where it is said at the call) or trains "
-    "itself (no caller runs a training function under no_grad).",
+    "itself (no caller runs a training function under no_grad). Grad mode is per thread: "
+    "a function handed to another thread or process (Process(target=...), mp.spawn, a "
+    "pool's map, a Ray actor) runs with autograd on whatever its caller's no_grad.",
     "model.eval()\nfor x, y in val_loader:\n    preds = model(x).argmax(1)\n",
     "model.eval()\n"
     "with torch.no_grad():\n"
