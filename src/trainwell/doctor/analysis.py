@@ -323,6 +323,8 @@ class FileAnalysis:
                 continue  # its detached value is a target where a caller uses it
             if finding.at_call is not None and id(finding.helper) in trained:
                 finding = finding.at_call
+            elif self._inside_a_trained_helper(func, finding, trained):
+                continue  # a forward training also runs: its evaluation calls are said
             sites = self._grad_sites(func, finding) if func is not None else [False]
             if not sites and func in self.entry_points:
                 sites = [False]  # fire.Fire() / @click.command: run from the command line
@@ -332,6 +334,22 @@ class FileAnalysis:
             if sites and not all(sites) and key not in seen:
                 seen.add(key)
                 self.findings.append(finding)
+
+    def _inside_a_trained_helper(
+        self, func: ast.AST | None, finding: RawFinding, trained: set[int]
+    ) -> bool:
+        """The finding stands in another function (``compute_batch()``, reached from an
+        evaluation two calls down) whose returned graph a training caller backpropagates:
+        no_grad there would break training; the data flow says it at the evaluation's call."""
+        if finding.path is not None:
+            return False
+        around = [
+            f
+            for f in self.summaries
+            if f.lineno <= finding.line <= (getattr(f, "end_lineno", None) or f.lineno)
+        ]
+        inner = max(around, key=lambda f: f.lineno, default=None)
+        return inner is not None and inner is not func and id(self.summaries[inner]) in trained
 
     def _trains(self, func: ast.AST | None) -> bool:
         """A function of the file that runs backward() or step() (itself or through its
@@ -409,7 +427,7 @@ class FileAnalysis:
             cls = enclosing
         env: dict[str, Value | None] = dict(parent_env or {})
         if cls is not None:
-            env.update({f"self.{k}": v for k, v in cls.attrs.items()})
+            env.update({f"self.{k}": self._evident(f"self.{k}", v) for k, v in cls.attrs.items()})
             if cls.is_module and "self" not in env:
                 # inside an nn.Module's own method, ``self(x)`` runs the model
                 env["self"] = Value(V.MODEL, cls=cls.node.name)
@@ -417,6 +435,11 @@ class FileAnalysis:
         summary = walker.walk()
         self.summaries[func] = summary
         return summary
+
+    def _evident(self, name: str, value: Value | None) -> Value | None:
+        """``self.G = G`` from an unknown argument, ``self.G.parameters()`` elsewhere: a
+        module all the same."""
+        return Value(V.MODEL) if value is None and name in self.evident_models else value
 
     def record_call(
         self,

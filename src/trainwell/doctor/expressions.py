@@ -257,8 +257,8 @@ class ExpressionWalker(CallResolution, CallEffects):
             if base.kind == V.BATCH:
                 return Value(V.TENSOR, flags=frozenset({V.FROM_LOADER}))
         if name is not None and base is None:
-            return self.lookup(name)
-        return None
+            return self.lookup(name) or V.meter_reading(attr)  # cur_loss = meter.avg
+        return V.meter_reading(attr) if base is None else None
 
     def ev_call(self, call: ast.Call) -> Value | None:
         func = call.func

@@ -62,6 +62,13 @@ def decode_python(data: bytes) -> PythonSource:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:  # unknown codec in the coding cookie, BOM/cookie mismatch
         reason = getattr(exc, "msg", None) or str(exc)
+        if reason.startswith("unknown encoding"):
+            # a codec a package registers where the script runs (``future_fstrings``, a
+            # source transformer over UTF-8): checked as UTF-8 text when it is that
+            try:
+                return PythonSource(data.decode("utf-8"), "utf-8")
+            except UnicodeDecodeError:
+                pass
         raise SourceError(
             f"cannot decode file: {reason} (not UTF-8: declare the encoding with "
             "'# -*- coding: NAME -*-', PEP 263)"

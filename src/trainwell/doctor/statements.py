@@ -81,13 +81,9 @@ class StatementWalker(ExpressionWalker):
             # but G.eval() / G.parameters() elsewhere in the file say it is a module
             value = Value(V.MODEL)
         for target in node.targets:
-            if (
-                isinstance(target, ast.Attribute)
-                and target.attr == "grad"
-                and isinstance(value_node, ast.Constant)
-                and value_node.value is None
-            ):
-                self.emit(ZERO, node)  # p.grad = None clears the gradient
+            grad = isinstance(target, ast.Attribute) and target.attr == "grad"
+            if grad and _clears_gradient(value_node):
+                self.emit(ZERO, node)  # p.grad = None, p.grad = torch.zeros_like(p)
             self.bind(target, value, value_node)
             if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value_node, ast.Call):
                 self._evident_elements(target)
@@ -436,6 +432,23 @@ def _surely_no_grad(expr: ast.expr) -> bool:
     ):
         return False
     return not any(isinstance(a, ast.Constant) and a.value is False for a in expr.args)
+
+
+_ZEROS = {"zero_", "zeros_like", "zeros", "new_zeros"}
+
+
+def _clears_gradient(value: ast.expr) -> bool:
+    """``p.grad = None`` or a zero tensor (``torch.zeros_like(p)``, old code's
+    ``Variable(data.new().resize_as_(data).zero_())``): the gradient starts again from 0."""
+    if isinstance(value, ast.Constant):
+        return value.value is None
+    return any(isinstance(n, ast.Call) and _called(n) in _ZEROS for n in walk(value))
+
+
+def _called(call: ast.Call) -> str:
+    """The name of what is called, at the end of any chain (``x.new().zero_``: ``zero_``)."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
 def _instantiates_class(node: ast.expr) -> bool:

@@ -223,6 +223,15 @@ def trainwell_precision(call: ast.Call) -> Value:
     return Value(SCALER, cls="Precision", flags=frozenset({FP16}) if fp16 else frozenset())
 
 
+_METER_READINGS = {"avg", "global_avg", "val", "sum", "count"}
+
+
+def meter_reading(attr: str) -> Value | None:
+    """``meter.avg`` of an object the analysis cannot see: an average meter's number,
+    whatever the name it is bound to (``cur_loss = current_log.avg``)."""
+    return Value(NUMBER) if attr in _METER_READINGS else None
+
+
 def value_from_name(name: str) -> Value | None:
     """Guess a value from a conventional variable name (used only for unbound names)."""
     base = last_part(name)
@@ -355,6 +364,7 @@ def normalize_receiver(name: str | None) -> str | None:
 __all__ = [
     "Value",
     "merge",
+    "meter_reading",
     "value_from_name",
     "expr_unit",
     "scheduler_unit_flags",

@@ -73,7 +73,7 @@ def test_decode_keeps_text_round_trip() -> None:
 def test_undecodable_file_reported_rest_checked(tmp_path: Path, capsys) -> None:
     (tmp_path / "a_bad.py").write_bytes(b"x = '\xff\xfe\xfd'\n")
     (tmp_path / "b_wrong.py").write_bytes(b"# coding: ascii\nx = '\xe4'\n")
-    (tmp_path / "c_unknown.py").write_bytes(b"# coding: no-such-codec\nx = 1\n")
+    (tmp_path / "c_unknown.py").write_bytes(b"# coding: no-such-codec\nx = '\xe4'\n")
     (tmp_path / "d_ok.py").write_text(LOAD)
     assert main(["--target-torch", "2.4", str(tmp_path)]) == 1
     out = capsys.readouterr().out.splitlines()
@@ -82,6 +82,15 @@ def test_undecodable_file_reported_rest_checked(tmp_path: Path, capsys) -> None:
     assert out[2].startswith(f"{tmp_path / 'c_unknown.py'}:1:1: TW000 cannot decode file")
     assert out[3].startswith(f"{tmp_path / 'd_ok.py'}:2:9: TW016 ")
     assert out[4] == "Found 4 problems in 4 files."
+
+
+def test_a_codec_registered_by_a_package_is_read_as_utf8(tmp_path: Path) -> None:
+    # ``# -*- coding: future_fstrings -*-``: a source transformer the environment installs;
+    # the text is UTF-8 and its bugs are found all the same
+    path = tmp_path / "trainer.py"
+    path.write_bytes(b"# -*- coding: future_fstrings -*-\n" + LOAD.encode())
+    findings = check_paths([path], target_torch="2.4")
+    assert [(f.line, f.code) for f in findings] == [(3, "TW016")]
 
 
 def test_bad_encoding_raises_source_error() -> None:

@@ -274,4 +274,152 @@ PATH_EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # compute_batch() also builds the training loss: the evaluation is said at its call
+        # in evaluate(), not at the forward training needs
+        "a_forward_shared_with_training_two_calls_below_an_eval",
+        """\
+        class Trainer:
+            def compute_batch(self, batch):
+                images, _ = batch
+                outputs = self.model(images)
+                return ((images - outputs) ** 2).sum()
+
+            def evaluate(self, loader):
+                return [self.compute_batch(batch).item() for batch in loader]
+
+            def train(self, epochs):
+                for epoch in range(epochs):
+                    self.model.train()
+                    for batch in self.train_iter:
+                        self.optimizer.zero_grad()
+                        loss = self.compute_batch(batch)
+                        loss.backward()
+                        self.optimizer.step()
+                    self.model.eval()
+                    print(sum(self.evaluate(self.val_iter)))
+        """,
+        [(8, "TW012")],
+    ),
+    Example(
+        # eval() on the model puts its generator in eval mode too; the class is out of sight
+        "a_submodule_of_a_model_in_eval_its_class_unseen",
+        """\
+        from models import *
+
+        def generate_images(model, epoch):
+            model.eval()
+            noise = torch.randn(36, model.z_dim)
+            images = model.G(noise)
+            save_image(images.data, f"epoch_{epoch}.png")
+
+        for epoch in range(10):
+            train_epoch(model, loader)
+            generate_images(model, epoch)
+        """,
+        [(6, "TW012")],
+    ),
+    Example(
+        # a method of the model, not a submodule by its name: libraries run sample() under
+        # no_grad themselves
+        "a_method_of_a_model_in_eval_its_class_unseen",
+        """\
+        from models import *
+
+        def generate_images(model, epoch):
+            model.eval()
+            images = model.sample(36)
+            save_image(images.data, f"epoch_{epoch}.png")
+
+        for epoch in range(10):
+            train_epoch(model, loader)
+            generate_images(model, epoch)
+        """,
+        [],
+    ),
+    Example(
+        # a model that trains itself: self.eval() and then its own forward() for validation
+        "a_model_validates_itself_through_its_forward",
+        """\
+        class Classifier(nn.Module):
+            def forward(self, x):
+                return self.fc(x)
+
+            def train_model(self, epochs):
+                optimizer = optim.Adam(self.parameters())
+                for epoch in range(epochs):
+                    self.train()
+                    optimizer.zero_grad()
+                    F.cross_entropy(self.forward(self.x_train), self.y_train).backward()
+                    optimizer.step()
+                    self.eval()
+                    output = self.forward(self.x_val)
+                    print((output.argmax(1) == self.y_val).float().mean().item())
+        """,
+        [(13, "TW012")],
+    ),
+    Example(
+        # the same validation under no_grad
+        "a_model_validates_itself_under_no_grad",
+        """\
+        class Classifier(nn.Module):
+            def forward(self, x):
+                return self.fc(x)
+
+            def train_model(self, epochs):
+                optimizer = optim.Adam(self.parameters())
+                for epoch in range(epochs):
+                    self.train()
+                    optimizer.zero_grad()
+                    F.cross_entropy(self.forward(self.x_train), self.y_train).backward()
+                    optimizer.step()
+                    self.eval()
+                    with torch.no_grad():
+                        output = self.forward(self.x_val)
+                    print((output.argmax(1) == self.y_val).float().mean().item())
+        """,
+        [],
+    ),
+    Example(
+        # self.G holds an argument of unknown class, but self.G.parameters() says it is a
+        # module: the sample grid of the training loop runs it with autograd on
+        "a_module_held_from_an_argument_samples_in_the_loop",
+        """\
+        class Trainer:
+            def __init__(self, G):
+                self.G = G
+
+            def train(self, loader, fixed):
+                opt = optim.Adam(self.G.parameters())
+                for it, batch in enumerate(loader):
+                    opt.zero_grad()
+                    self.G(batch).sum().backward()
+                    opt.step()
+                    if it % 100 == 0:
+                        x = self.G(fixed)
+                        save_image(x.data, f"{it}.png")
+        """,
+        [(12, "TW012")],
+    ),
+    Example(
+        # the same grid under no_grad
+        "a_module_held_from_an_argument_samples_under_no_grad",
+        """\
+        class Trainer:
+            def __init__(self, G):
+                self.G = G
+
+            def train(self, loader, fixed):
+                opt = optim.Adam(self.G.parameters())
+                for it, batch in enumerate(loader):
+                    opt.zero_grad()
+                    self.G(batch).sum().backward()
+                    opt.step()
+                    if it % 100 == 0:
+                        with torch.no_grad():
+                            x = self.G(fixed)
+                        save_image(x.data, f"{it}.png")
+        """,
+        [],
+    ),
 )

@@ -11,6 +11,7 @@ from .._astutil import closure, dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..values import Value
 from ._common import report, uncut_names
+from ._loss_graph_examples import KEPT_EXAMPLES
 from ._registry import Example, Rule, accumulate_check, in_loop
 
 TW011 = Rule(
@@ -408,7 +409,8 @@ TW011 = Rule(
             """,
             [(18, "TW011")],
         ),
-    ),
+    )
+    + KEPT_EXAMPLES,
 )
 
 

@@ -7,7 +7,6 @@ reports those whose function this file calls outside no_grad.
 from __future__ import annotations
 
 import ast
-import re
 
 from .. import values as V
 from .._astutil import dotted, walk
@@ -17,7 +16,6 @@ from ..events import (
     EVAL,
     FORWARD,
     MODE_UNKNOWN,
-    OPAQUE,
     RECEIVER,
     TRAIN,
     Event,
@@ -28,7 +26,6 @@ from ..events import (
 from ..foreign import ForeignNode
 from ..graph_calls import PARAMETERLESS_LAYERS
 from ._common import (
-    caller_key,
     flow_of,
     frozen,
     in_training_iteration,
@@ -37,6 +34,7 @@ from ._common import (
     is_training,
     mode_effects,
 )
+from ._eval_forwards import shown_name, unguarded_forward
 from ._frozen import frozen_parameters_at
 from ._input_gradients import InputGradients
 from ._no_grad_binding_examples import BINDING_EXAMPLES
@@ -108,14 +106,14 @@ def _eval_region(w: ScopeWalker, index: int, e: Event, receiver: str) -> None:
     # forwards in the other arm of the eval()'s test run without it (a training step
     # there still marks a train-or-evaluate function, judged at its calls)
     after = [f for f in w.events[index + 1 :] if is_training(f) or not _exclusive_arms(w, e, f)]
-    found = _unguarded_forward(w, after, receiver)
+    found = unguarded_forward(w, after, receiver)
     if found is None:
         return
     forward, via = found
     line = getattr(forward, "lineno", 1)
     col = getattr(forward, "col_offset", 0) + 1
     message = (
-        f"{receiver}(...){EVAL_RULE_MARK}"
+        f"{shown_name(forward, receiver) if forward is via else receiver}(...){EVAL_RULE_MARK}"
         f"{receiver}.eval() without torch.no_grad(): autograd records a "
         "graph for nothing"
     )
@@ -184,83 +182,6 @@ def _summary_at(w: ScopeWalker, call: ast.AST) -> Summary | None:
     return next((e.summary for e in w.events if e.node is call and e.kind == CALL), None)
 
 
-def _unguarded_forward(
-    w: ScopeWalker, after: list[Event], key: str
-) -> tuple[ast.AST, ast.AST] | None:
-    """The first forward pass of ``key`` with autograd on, here or in a called function
-    (with the event's node that reaches it: the forward itself or the call)."""
-    forward: ast.AST | None = None
-    via: ast.AST | None = None
-    for e in after:
-        if e.kind in {TRAIN, MODE_UNKNOWN} and e.receiver == key:
-            break
-        if is_training(e):
-            return None
-        if forward is not None or e.no_grad:
-            continue
-        if (e.kind == FORWARD and e.receiver == key) or _inference_method(w, e, key):
-            forward = via = e.node
-        elif e.kind == CALL and e.summary is not None:
-            forward = next(
-                (node for k, node in e.summary.forwards.items() if caller_key(e, k) == key), None
-            )
-            via = e.node
-    return (forward, via) if forward is not None and via is not None else None
-
-
-# Methods that run a model for its predictions, called on a model just put in eval() whose
-# class the analysis cannot see (``model.train(False); scores = model.predict(batch)``,
-# ``loss = model.calculate_loss(x)``, ``emb = model.forward_emb(images)``).
-# Not ``generate``, ``sample``, ``recognize``, ``encode``, ``extract_embedding``: libraries'
-# models (Hugging Face, x-transformers, denoising-diffusion, kospeech, sentence-transformers,
-# asv-subtools) decorate those with @torch.no_grad() or run them under it.
-_INFERENCE_METHOD = re.compile(
-    r"^(predict|rank)$|^predict_|(^|_)(loss|forward|reconstruct|embedding|"
-    r"prob|probs|logits|scores?|infer|inference|calc|calculate|compute)(_|$)"
-)
-
-
-def _inference_method(w: ScopeWalker, e: Event, key: str) -> bool:
-    node = e.node
-    if e.kind != OPAQUE or not isinstance(node, ast.Call):
-        return False
-    func = node.func
-    if not isinstance(func, ast.Attribute) or dotted(func.value) != key:
-        return False
-    if not _INFERENCE_METHOD.search(func.attr) or func.attr.startswith("extract"):
-        return False
-    if "transform" in func.attr:
-        return False  # model._forward_transform(spec): a signal transform, no network
-    # self.loss_huber(pred, target): a loss of predictions made before, no forward
-    return "loss" not in func.attr or not any(_predicted(w, a, key) for a in node.args)
-
-
-def _on(func: ast.expr, key: str) -> bool:
-    return isinstance(func, ast.Attribute) and dotted(func.value) == key
-
-
-def _predicted(w: ScopeWalker, arg: ast.expr, key: str) -> bool:
-    """The argument is a name bound, before, to what a forward of this scope returned (or
-    a method of the model: ``out, durations = self.forward(x)``)."""
-    forwards = {
-        id(e.node)
-        for e in w.events
-        if e.kind == FORWARD
-        or (e.kind == CALL and isinstance(e.node, ast.Call) and _on(e.node.func, key))
-    }
-    line = getattr(arg, "lineno", 0)
-    for node in walk(ast.Module(body=list(w.body), type_ignores=[])):
-        if (
-            isinstance(node, ast.Assign)
-            and id(node.value) in forwards
-            and node.lineno < line
-            and dotted(arg) in {dotted(n) for t in node.targets for n in walk(t)}
-        ):
-            return True
-    return False
-
-
-# Registering a hook lets a forward's result reach a loss without any name holding it.
 _HOOK_METHODS = {"register_forward_hook", "register_forward_pre_hook", "register_hook",
                  "register_full_backward_hook"}  # fmt: skip
 

@@ -54,6 +54,43 @@ TW001 = Rule(
             ),
             [],
         ),
+        Example(
+            # old code clears by hand: each .grad replaced by zeros, in a helper
+            "gradients_replaced_by_zeros_in_a_helper",
+            """
+            def reset_grad():
+                for p in params:
+                    if p.grad is not None:
+                        data = p.grad.data
+                        p.grad = Variable(data.new().resize_as_(data).zero_())
+
+            D_solver = optim.Adam(D_params, lr=1e-3)
+            for it in range(100000):
+                D_loss = bce(D(X), ones) + bce(D(G(z)), zeros)
+                D_loss.backward()
+                D_solver.step()
+                reset_grad()
+            """,
+            [],
+        ),
+        Example(
+            # the helper replaces each .grad by a copy of itself: nothing is cleared
+            "gradients_replaced_by_copies_in_a_helper",
+            """
+            def detach_grad():
+                for p in params:
+                    if p.grad is not None:
+                        p.grad = p.grad.detach().clone()
+
+            D_solver = optim.Adam(D_params, lr=1e-3)
+            for it in range(100000):
+                D_loss = bce(D(X), ones) + bce(D(G(z)), zeros)
+                D_loss.backward()
+                D_solver.step()
+                detach_grad()
+            """,
+            [(11, "TW001")],
+        ),
     ),
 )
 

@@ -1,0 +1,145 @@
+"""What counts as the forward of a model just put in eval() (TW012's eval() rule): its own
+forward and its submodules', here or in a called function, a method that runs it for its
+predictions, and a submodule by its name when the model's class is out of sight."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .._astutil import dotted, walk
+from ..analysis import ScopeWalker
+from ..events import CALL, FORWARD, MODE_UNKNOWN, OPAQUE, TRAIN, Event
+from ._common import caller_key, is_training
+
+
+def unguarded_forward(
+    w: ScopeWalker, after: list[Event], key: str
+) -> tuple[ast.AST, ast.AST] | None:
+    """The first forward pass of ``key`` with autograd on, here or in a called function
+    (with the event's node that reaches it: the forward itself or the call)."""
+    forward: ast.AST | None = None
+    via: ast.AST | None = None
+    for e in after:
+        if e.kind in {TRAIN, MODE_UNKNOWN} and e.receiver == key:
+            break
+        if is_training(e):
+            return None
+        if forward is not None or e.no_grad:
+            continue
+        if (
+            (e.kind == FORWARD and e.receiver == key)
+            or _inference_method(w, e, key)
+            or _submodule_run(e, key)
+            or _own_forward_called(e, key)
+        ):
+            forward = via = e.node
+        elif e.kind == CALL and e.summary is not None:
+            forward = next(
+                (node for k, node in e.summary.forwards.items() if caller_key(e, k) == key), None
+            )
+            via = e.node
+    return (forward, via) if forward is not None and via is not None else None
+
+
+def _model_or_part(receiver: str | None, key: str) -> bool:
+    """``gan.G(z)`` after ``gan.eval()``: eval() puts every submodule in eval mode."""
+    if receiver is None:
+        return False
+    part = receiver.removeprefix(key + ".")
+    return receiver == key or (part != receiver and bool(_SUBMODULE.search(part)))
+
+
+# Attributes of a model that are submodules by their name: ``self.model.G(noise)``,
+# ``vae.decoder(z)``, ``net.backbone(x)`` on a model whose class is out of sight.
+_SUBMODULE = re.compile(
+    r"^([A-Z]|net_?[A-Z]\w*)$|encoder|decoder|generator|discriminator|backbone|classifier"
+    r"|critic|actor",
+    re.I,
+)
+
+
+def _submodule_run(e: Event, key: str) -> bool:
+    """A submodule of the model in eval() run on an input, the model's class unseen."""
+    node = e.node
+    return (
+        e.kind == OPAQUE
+        and isinstance(node, ast.Call)
+        and bool(node.args or node.keywords)
+        and _on(node.func, key)
+        and bool(_SUBMODULE.search(node.func.attr))  # type: ignore[attr-defined]
+    )
+
+
+def _own_forward_called(e: Event, key: str) -> bool:
+    """``self.eval(); out = self.forward(x)`` in a model's own training method: its
+    forward() is a method of the class, called like any other."""
+    node = e.node
+    return (
+        e.kind == CALL
+        and isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "forward"
+        and dotted(node.func.value) == key
+    )
+
+
+def shown_name(forward: ast.AST, key: str) -> str:
+    """The name a finding shows: the submodule run (``vae.decoder``) or the model."""
+    name = dotted(forward.func) if isinstance(forward, ast.Call) else None
+    return name if name != key and _model_or_part(name, key) else key
+
+
+# Methods that run a model for its predictions, called on a model just put in eval() whose
+# class the analysis cannot see (``model.train(False); scores = model.predict(batch)``,
+# ``loss = model.calculate_loss(x)``, ``emb = model.forward_emb(images)``).
+# Not ``generate``, ``sample``, ``recognize``, ``encode``, ``extract_embedding``: libraries'
+# models (Hugging Face, x-transformers, denoising-diffusion, kospeech, sentence-transformers,
+# asv-subtools) decorate those with @torch.no_grad() or run them under it.
+_INFERENCE_METHOD = re.compile(
+    r"^(predict|rank)$|^predict_|(^|_)(loss|forward|reconstruct|embedding|"
+    r"prob|probs|logits|scores?|infer|inference|calc|calculate|compute)(_|$)"
+)
+
+
+def _inference_method(w: ScopeWalker, e: Event, key: str) -> bool:
+    node = e.node
+    if e.kind != OPAQUE or not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if not isinstance(func, ast.Attribute) or dotted(func.value) != key:
+        return False
+    if not _INFERENCE_METHOD.search(func.attr) or func.attr.startswith("extract"):
+        return False
+    if "transform" in func.attr:
+        return False  # model._forward_transform(spec): a signal transform, no network
+    # self.loss_huber(pred, target): a loss of predictions made before, no forward
+    return "loss" not in func.attr or not any(_predicted(w, a, key) for a in node.args)
+
+
+def _on(func: ast.expr, key: str) -> bool:
+    return isinstance(func, ast.Attribute) and dotted(func.value) == key
+
+
+def _predicted(w: ScopeWalker, arg: ast.expr, key: str) -> bool:
+    """The argument is a name bound, before, to what a forward of this scope returned (or
+    a method of the model: ``out, durations = self.forward(x)``)."""
+    forwards = {
+        id(e.node)
+        for e in w.events
+        if e.kind == FORWARD
+        or (e.kind == CALL and isinstance(e.node, ast.Call) and _on(e.node.func, key))
+    }
+    line = getattr(arg, "lineno", 0)
+    for node in walk(ast.Module(body=list(w.body), type_ignores=[])):
+        if (
+            isinstance(node, ast.Assign)
+            and id(node.value) in forwards
+            and node.lineno < line
+            and dotted(arg) in {dotted(n) for t in node.targets for n in walk(t)}
+        ):
+            return True
+    return False
+
+
+# Registering a hook lets a forward's result reach a loss without any name holding it.

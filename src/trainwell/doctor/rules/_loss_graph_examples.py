@@ -1,0 +1,48 @@
+"""More examples of TW011 (a loss kept with its graph across iterations): what an average
+meter reads back is a number. Run as tests beside the rule."""
+
+from __future__ import annotations
+
+from ._registry import Example
+
+KEPT_EXAMPLES = (
+    Example(
+        # the meter is given a detached copy; its average, named cur_loss, is a number
+        "a_meters_average_logged_under_a_loss_name",
+        """\
+        def train(model, loader, opt, losses, meters):
+            logs = {}
+            for x, y in loader:
+                opt.zero_grad()
+                loss_total = 0
+                for k, l in enumerate(losses):
+                    loss = l(model(x), y)
+                    loss_total += loss.mean()
+                    meters[k].update(loss.detach().cpu().numpy())
+                    cur_loss = meters[k].avg
+                    logs[l.__class__.__name__] = cur_loss
+                loss_total.backward()
+                opt.step()
+        """,
+        [],
+    ),
+    Example(
+        # the loss itself logged: its graph is kept until the next iteration overwrites it
+        "the_loss_itself_logged_under_its_name",
+        """\
+        def train(model, loader, opt, losses):
+            logs = {}
+            for x, y in loader:
+                opt.zero_grad()
+                loss_total = 0
+                for k, l in enumerate(losses):
+                    loss = l(model(x), y)
+                    loss_total += loss.mean()
+                    cur_loss = loss
+                    logs[l.__class__.__name__] = cur_loss
+                loss_total.backward()
+                opt.step()
+        """,
+        [(10, "TW011")],
+    ),
+)
