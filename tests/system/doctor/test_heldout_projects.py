@@ -1,4 +1,4 @@
-"""The doctor on the held-out corpora checked as projects (heldout9 to heldout56).
+"""The doctor on the held-out corpora checked as projects (heldout9 to heldout60).
 
 Each of these corpora stores, beside its scored scripts, the modules of the same repository
 that they import (``context/``), so ``real/score.py --projects`` checks every script inside
@@ -92,6 +92,14 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     # (0.81 / 0.50: Ray actors' evaluations under their callers' no_grad, branch-per-forward
     # labels, a helper called only from an unscored file)
     "heldout56": (26, {"2.5": (0.99, 0.81), "2.6": (0.99, 0.50)}),
+    # (0.87 / 0.50: losses kept by meters and a loss dict of other files, a train=True
+    # default on an evaluation path)
+    "heldout58": (33, {"2.5": (0.99, 0.87), "2.6": (0.99, 0.50)}),
+    # (0.87 / 0.81: an ExponentialLR(gamma=0.99) stepped per batch the labels call unknown
+    # units, an encoder and a decoder of one VAE labelled as one model; 0.91 / 0.88:
+    # generators written as functions over raw tensors)
+    "heldout59": (32, {"2.5": (0.87, 0.91), "2.6": (0.81, 0.88)}),
+    "heldout60": (29, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
 }
 
 
