@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from . import values as V
@@ -200,6 +200,8 @@ class FileAnalysis:
         self.no_grad_candidates: list[tuple[ast.AST | None, RawFinding]] = []
         # train-or-evaluate functions (mode_switch) whose inference calls were reported
         self.switched_off: set[ast.AST] = set()
+        # functions handed to another thread or process (Process(target=f), pool.map(f))
+        self.handed_over: set[ast.AST] = set()
         # plain classes of other files instantiated here, by name (their methods' summaries)
         self.foreign_objects: dict[str, ForeignClass] = {}
         self._switches: dict[ast.AST, tuple[TrainingSwitch, ...]] = {}
@@ -333,7 +335,7 @@ class FileAnalysis:
             key = (finding.code, finding.path, finding.line)  # one per line: net2(net1(x))
             if sites and not all(sites) and key not in seen:
                 seen.add(key)
-                self.findings.append(finding)
+                self.findings.append(_in_its_thread(finding, func, self.handed_over))
 
     def _inside_a_trained_helper(
         self, func: ast.AST | None, finding: RawFinding, trained: set[int]
@@ -515,6 +517,18 @@ class ScopeWalker(StatementWalker):
 
 
 __all__ = ["Checks", "FileAnalysis", "ScopeWalker"]
+
+
+def _in_its_thread(finding: RawFinding, func: ast.AST | None, handed_over: set) -> RawFinding:
+    """A function run in another thread or process says why a no_grad around its hand-over
+    does not help."""
+    if func not in handed_over:
+        return finding
+    note = (
+        f"; {getattr(func, 'name', 'it')}() runs in another thread or process, which starts "
+        "with autograd on whatever its caller's no_grad: turn it off inside"
+    )
+    return replace(finding, message=finding.message + note)
 
 
 def _trains_by_a_parameter(func: ast.AST) -> bool:

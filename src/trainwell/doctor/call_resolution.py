@@ -152,6 +152,7 @@ class CallResolution(ScopeState):
             kw_vals = {kw.arg: self.ev(kw.value) for kw in run.keywords}
             _, values = self._argmap(run, params, arg_vals, kw_vals)
             self.fa.record_call(func, params, values, False, None, run)
+            self.fa.handed_over.add(func)
             return
         foreign = self._resolve_foreign(run.func)
         if isinstance(foreign, ForeignFunction):

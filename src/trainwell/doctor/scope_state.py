@@ -83,6 +83,7 @@ class FileContext(Protocol):
     step_fns: set[ast.AST]
     evident_models: set[str]
     switched_off: set[ast.AST]
+    handed_over: set[ast.AST]
     foreign_objects: dict[str, ForeignClass]
     no_grad_candidates: list[tuple[ast.AST | None, RawFinding]]
 

@@ -84,6 +84,23 @@ def test_a_helper_called_in_the_same_thread_under_no_grad(tmp_path: Path) -> Non
     assert findings([script]) == set()
 
 
+def test_a_same_file_target_says_why_the_callers_no_grad_does_not_help(tmp_path: Path) -> None:
+    script = write(
+        tmp_path,
+        "train.py",
+        "import torch\n\n"
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    for x, y in loader:\n"
+        "        print((model(x).argmax(1) == y).sum().item())\n\n"
+        "with torch.no_grad():\n"
+        "    mp.Process(target=evaluate, args=(model, loader)).start()\n",
+    )
+    (finding,) = check_paths([script])
+    assert (finding.line, finding.code) == (6, "TW012")
+    assert "evaluate() runs in another thread or process" in finding.message
+
+
 def hand_over(source: str) -> str | None:
     call = ast.parse(source).body[0].value  # type: ignore[attr-defined]
     run = handed_over(call, None)
