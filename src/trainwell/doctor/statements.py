@@ -362,21 +362,24 @@ class StatementWalker(ExpressionWalker):
     def _grad_switch(self, call: ast.Call) -> None:
         """Calls that switch autograd for the rest of the block they are in.
 
-        ``torch.set_grad_enabled(False)`` (or a phase flag: unsure, so counted as off) and
-        ``stack.enter_context(torch.no_grad())`` on an ExitStack.
+        ``torch.set_grad_enabled(False)`` (or a phase flag: unsure, so counted as off),
+        ``stack.enter_context(torch.no_grad())`` on an ExitStack and a context entered by
+        hand (``torch.no_grad().__enter__()``).
         """
         name = last_part(self.fa.imports.resolve(call.func))
         if name == "set_grad_enabled" and self.fa.imports.resolve(call.func) != name:
             flag = argument(call, 0, "mode")
             enabled = isinstance(flag, ast.Constant) and flag.value is True
             self.no_grad_stack[-1] = not enabled
-        elif (
-            isinstance(call.func, ast.Attribute)
-            and call.func.attr == "enter_context"
-            and call.args
-            and self._is_grad_context(call.args[0])
-        ):
+        elif self._enters_grad_context(call):
             self.no_grad_stack[-1] = True
+
+    def _enters_grad_context(self, call: ast.Call) -> bool:
+        if not isinstance(call.func, ast.Attribute):
+            return False
+        if call.func.attr == "enter_context":  # an ExitStack's
+            return bool(call.args) and self._is_grad_context(call.args[0])
+        return call.func.attr == "__enter__" and self._is_grad_context(call.func.value)
 
     def _bind_grad_context(self, name: str | None, value_node: ast.expr) -> None:
         """Remember names bound to ``torch.no_grad`` (the factory) or ``torch.no_grad()``."""

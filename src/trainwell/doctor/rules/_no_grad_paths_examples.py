@@ -422,4 +422,34 @@ PATH_EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # an evaluation script enters no_grad by hand for the rest of its function
+        "no_grad_entered_by_hand",
+        """\
+        def main(model, test_set):
+            model.eval()
+            torch.no_grad().__enter__()
+            for mix, sources in test_set:
+                est = model(mix[None])
+                print(sisdr(est, sources).item())
+
+        main(torch.nn.Linear(4, 2), test_set)
+        """,
+        [],
+    ),
+    Example(
+        # entered after the forward: the forward still records a graph
+        "no_grad_entered_by_hand_too_late",
+        """\
+        def main(model, test_set):
+            model.eval()
+            for mix, sources in test_set:
+                est = model(mix[None])
+                print(sisdr(est, sources).item())
+            torch.no_grad().__enter__()
+
+        main(torch.nn.Linear(4, 2), test_set)
+        """,
+        [(4, "TW012")],
+    ),
 )
