@@ -317,7 +317,7 @@ class FileAnalysis:
         trained = self.helper_uses.graph_helpers(self.summaries)
         targets = self.helper_uses.cut_functions(self.summaries)
         for func, finding in self.no_grad_candidates:
-            if func in self.switched_off:
+            if func in self.switched_off and not finding.every_call:
                 continue  # said at its calls that switch training off
             if a_fallback_with_grad(func if func is not None else self.tree, finding):
                 continue  # try: with no_grad(): model(x) / except RuntimeError: model(x)

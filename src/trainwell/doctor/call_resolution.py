@@ -15,7 +15,20 @@ from dataclasses import replace
 
 from . import values as V
 from ._astutil import dotted, keyword, last_part, walk
-from .events import BACKWARD, CALL, STEP, RawFinding, Summary, compatible, receiver_entry
+from .events import (
+    BACKWARD,
+    CALL,
+    EVAL,
+    MODE_UNKNOWN,
+    OPAQUE,
+    STEP,
+    TRAIN,
+    Event,
+    RawFinding,
+    Summary,
+    compatible,
+    receiver_entry,
+)
 from .flow_result import RETURN_FATE
 from .foreign import ForeignClass, ForeignFunction
 from .mode_switch import NO_GRAD_BY_STATE, is_known
@@ -252,6 +265,25 @@ class CallResolution(ScopeState):
         ``log_post_update()`` both calling ``get_accuracy()``)."""
         return self._first_report((func.path, cand.line))
 
+    def _mode_passed(self, name: str | None, value: Value | None) -> Value | None:
+        """A model handed over while this scope has it in eval() carries the fact to the
+        callee (a teacher there is frozen); one put back in train() (or handed to code that
+        may change its mode) loses it."""
+        if name is None or (value is not None and value.kind != V.MODEL):
+            return value
+        key = self.model_key(name)
+        if key not in self.evaluated and (value is None or V.EVAL_WHEN_PASSED not in value.flags):
+            return value  # (no eval() of it in sight: nothing to pass on)
+        state = None
+        for e in self.events:
+            if e.receiver == key and e.kind in {EVAL, TRAIN, MODE_UNKNOWN}:
+                state = e.kind
+            elif e.kind in {CALL, OPAQUE} and key in e.args:
+                state = _mode_after(e, key, state)
+        if state == EVAL:  # (only a module has eval())
+            return (value or Value(V.MODEL)).plus(V.EVAL_WHEN_PASSED)
+        return value if state is None or value is None else value.minus(V.EVAL_WHEN_PASSED)
+
     def _resolve_local(
         self, func: ast.expr
     ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool] | None:
@@ -288,7 +320,9 @@ class CallResolution(ScopeState):
         if via_self and params and params[0] == "self":
             params = params[1:]
         argmap, values = self._argmap(call, params, arg_vals, kw_vals)
-        values = {k: _rename_alias(v, argmap) for k, v in values.items()}
+        values = {
+            k: self._mode_passed(argmap.get(k), _rename_alias(v, argmap)) for k, v in values.items()
+        }
         self.fa.record_call(func, params, values, self.no_grad(), self.func, call)
         for other in self._other_choices(call, func):
             self.fa.record_call(other, params, values, self.no_grad(), self.func, call)
@@ -400,3 +434,14 @@ def _model_handed_back(summary: Summary, values: dict[str, Value | None]) -> Val
         return None
     param, model = models[0]
     return model if RETURN_FATE in summary.param_fates.get(param, frozenset()) else None
+
+
+def _mode_after(call: Event, key: str, state: str | None) -> str | None:
+    """The mode of the caller's model ``key`` after a call it is handed to: as the callee's
+    summary leaves it, unknown when the callee is out of sight."""
+    if call.kind != CALL or call.summary is None:
+        return MODE_UNKNOWN
+    for param, effect in call.summary.modes.items():
+        if normalize_receiver(call.argmap.get(param)) == key and effect.final is not None:
+            state = {"eval": EVAL, "train": TRAIN}.get(effect.final, MODE_UNKNOWN)
+    return state

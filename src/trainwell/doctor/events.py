@@ -137,6 +137,9 @@ class RawFinding:
     cut_returned: bool = False
     # said at a call for a forward in another file: a noqa there silences it too
     silenced_at: tuple[str, int] | None = None
+    # inference whatever a switch argument says (a frozen teacher in a train-or-evaluate
+    # function): said at the forward, not only at the calls that switch training off
+    every_call: bool = False
 
 
 def is_prefix(a: Path, b: Path) -> bool:

@@ -186,7 +186,7 @@ class ExpressionWalker(CallResolution, CallEffects):
         if isinstance(node, (ast.Name, ast.Attribute)):
             return self.ev_name(node)
         if isinstance(node, ast.BinOp):
-            return binop_value(node.op, self.ev(node.left), self.ev(node.right))
+            return V.binop_value(node.op, self.ev(node.left), self.ev(node.right))
         if isinstance(node, ast.UnaryOp):
             operand = self.ev(node.operand)
             return operand if operand is not None and operand.kind == V.LOSS else None
@@ -195,7 +195,7 @@ class ExpressionWalker(CallResolution, CallEffects):
             self.ev(node.slice)
             if base is not None and base.kind == V.LOSS and _names_no_loss(node.slice):
                 return None  # losses["predicted_labels"]: what the loss function also hands back
-            return _subscript_value(base)
+            return V.subscript_value(base)
         if isinstance(node, ast.Constant):
             return Value(V.NUMBER) if isinstance(node.value, (int, float)) else None
         if isinstance(node, ast.IfExp):
@@ -268,6 +268,8 @@ class ExpressionWalker(CallResolution, CallEffects):
             and self.lookup(func.id) is None
         ):  # agent = RNDAgent; agent(...): the class's call
             func = self.class_aliases[func.id]
+            if isinstance(func, ast.IfExp):  # Policy = A if c else B: an object of either
+                return V.merge(*(self._class_call(arm, call) for arm in (func.body, func.orelse)))
             call = ast.copy_location(ast.Call(func, call.args, call.keywords), call)
         qual = self.fa.imports.resolve(func)
         recv_node: ast.expr | None = None
@@ -333,6 +335,10 @@ class ExpressionWalker(CallResolution, CallEffects):
             return self._call_value(call, callee_val, arg_vals)
         self.opaque(call, [*arg_vals, *kw_vals.values()])
         return None
+
+    def _class_call(self, cls: ast.expr, call: ast.Call) -> Value | None:
+        """``call`` made with the class ``cls`` in place of its alias."""
+        return self.ev_call(ast.copy_location(ast.Call(cls, call.args, call.keywords), call))
 
     def _from_model_output(self, value: Value | None, node: ast.expr | None) -> bool:
         """``model(batch)`` itself, or an item of what a model returned (``out["loss"]``)."""
@@ -477,54 +483,6 @@ def _deepspeed_model(node: ast.expr | None) -> str | None:
         if kw.arg == "model":
             return dotted(kw.value)
     return dotted(node.args[1]) if len(node.args) > 1 else None
-
-
-def binop_value(op: ast.operator, left: Value | None, right: Value | None) -> Value | None:
-    """The value of ``left <op> right``: a loss stays a loss (``/`` and ``*`` mark it scaled);
-    anything else is unknown."""
-    losses = [v for v in (left, right) if v is not None and v.kind == V.LOSS]
-    if losses:
-        if len(losses) == 1 and isinstance(op, (ast.Div, ast.Mult)):
-            flags = (losses[0].flags - {V.UNSCALED}) | {V.SCALED}
-            if isinstance(op, ast.Mult) and _is_number(left, right):
-                flags |= {V.WEIGHTED}  # 0.4 * aux_loss: a term's weight
-            return Value(V.LOSS, flags=flags)
-        if len(losses) == 2 and isinstance(op, (ast.Add, ast.Sub)) and _unscaled_sum(*losses):
-            # loss + 0.4 * aux_loss: a weighted sum of criteria is no division by k
-            return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
-        flags = losses[0].flags if len(losses) == 1 or losses[0] == losses[1] else frozenset()
-        if len(losses) == 1 and isinstance(op, (ast.Add, ast.Sub)):
-            flags = flags - {V.UNSCALED} if not _is_number(left, right) else flags
-        return Value(V.LOSS, flags=frozenset(flags) - {V.AMP})
-    tensors = [v for v in (left, right) if v is not None and v.kind == V.TENSOR]
-    if tensors and isinstance(op, (ast.Div, ast.Mult)) and tensors[0].flags & {V.SOFTMAX}:
-        return None
-    return None
-
-
-def _unscaled_sum(a: Value, b: Value) -> bool:
-    """Two criteria's losses summed, each straight from its criterion or weighted by a
-    literal, at least one unweighted."""
-    plain = {V.UNSCALED, V.WEIGHTED}
-    return bool((a.flags | b.flags) & {V.UNSCALED}) and all(v.flags & plain for v in (a, b))
-
-
-def _is_number(left: Value | None, right: Value | None) -> bool:
-    return any(v is not None and v.kind == V.NUMBER for v in (left, right))
-
-
-def _subscript_value(base: Value | None) -> Value | None:
-    if base is None:
-        return None
-    if base.kind == V.BATCH:
-        return Value(V.TENSOR, flags=frozenset({V.FROM_LOADER}))
-    if base.kind == V.TENSOR:
-        return base
-    if base.kind == V.OUTPUT:
-        return Value(V.TENSOR, flags=base.flags)
-    if base.kind == V.LOSS:
-        return base
-    return None
 
 
 def _to_number(value: Value | None, node: ast.expr | None) -> bool:

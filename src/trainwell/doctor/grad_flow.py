@@ -520,24 +520,21 @@ class _Flow:
     ) -> Taint:
         """A call of a function the analysis walked: its parameters' fates are known."""
         result: Taint = CLEAN
-        for param, taint in bind_arguments(call, summary.params, arg_taints).items():
+        bound = bind_arguments(call, summary.params, arg_taints)
+        for param, taint in bound.items():
             fates = summary.param_fates.get(param)
             if fates is None:  # a summary made before the pass knew (or a foreign one)
                 self.fate(taint, ESCAPE_FATE)
                 result |= taint
                 continue
+            self.sunk |= taint  # read by the function (acc = accuracy(out, y)), not a demo
             for what in fates - {RETURN_FATE}:
                 self.fate(taint, what)
             if RETURN_FATE in fates:
                 result |= taint
             if param in summary.returned_cut:
                 result |= self.cut(taint, keeps_values=True)
-        unbound = (
-            len(call.args)
-            + len(call.keywords)
-            - len(bind_arguments(call, summary.params, arg_taints))
-        )
-        if unbound:  # *args, **kwargs: not followed
+        if len(call.args) + len(call.keywords) > len(bound):  # *args, **kwargs: not followed
             self.fate(frozenset().union(*arg_taints), ESCAPE_FATE)
         self.fate(receiver, BACKWARD_FATE if summary.trains else ESCAPE_FATE)
         return result

@@ -20,7 +20,7 @@ from typing import Protocol
 
 from . import values as V
 from ._astutil import Imports, dotted, last_part
-from .events import Event, IfInfo, LoopInfo, RawFinding, Summary
+from .events import EVAL, Event, IfInfo, LoopInfo, RawFinding, Summary
 from .foreign import Foreign, ForeignClass
 from .mode_switch import TrainingSwitch
 from .scope_facts import ScopeFacts
@@ -134,6 +134,7 @@ class ScopeState:
         self.env: dict[str, Value | None] = env
         self.bind_loops: dict[str, tuple[int, ...]] = {}
         self.events: list[Event] = []
+        self.evaluated: set[str] = set()  # models this scope puts in eval() itself
         self.loops: dict[int, LoopInfo] = {}
         self.loop_stack: list[int] = []
         self.ifs: dict[int, IfInfo] = {}
@@ -241,6 +242,8 @@ class ScopeState:
             **kw,
         )
         self.events.append(event)
+        if kind == EVAL and event.receiver:
+            self.evaluated.add(event.receiver)
         return event
 
     def model_key(self, name: str | None) -> str | None:

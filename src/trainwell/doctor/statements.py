@@ -17,7 +17,7 @@ from . import values as V
 from ._astutil import argument, block_terminates, dotted, last_part, names_in, walk
 from .call_effects import ITER_WRAPPERS
 from .events import EVAL, ZERO, IfInfo, LoopInfo
-from .expressions import ExpressionWalker, binop_value
+from .expressions import ExpressionWalker
 from .foreign import ForeignClass
 from .scope_state import GRAD_CONTEXTS, container_of
 from .values import Value, merge_binding, value_from_name
@@ -94,8 +94,10 @@ class StatementWalker(ExpressionWalker):
 
     def _note_class_alias(self, name: str, value_node: ast.expr) -> None:
         """``agent = RNDAgent`` (a class of this file or of the project, not an instance):
-        a later ``agent(...)`` builds an ``RNDAgent``."""
-        if self._names_a_class(value_node):
+        a later ``agent(...)`` builds an ``RNDAgent``; ``Policy = ActorCritic if
+        using_value else DiscretePolicy``: one of the two."""
+        arms = [value_node.body, value_node.orelse] if isinstance(value_node, ast.IfExp) else []
+        if all(self._names_a_class(arm) for arm in arms or [value_node]):
             self.class_aliases[name] = value_node
         else:
             self.class_aliases.pop(name, None)
@@ -140,7 +142,7 @@ class StatementWalker(ExpressionWalker):
         current = self.lookup(name)
         if isinstance(node.op, (ast.Add, ast.Sub)):
             self._at_accumulate(name, rhs, node)
-        self.env[name] = binop_value(node.op, current, rhs)
+        self.env[name] = V.binop_value(node.op, current, rhs)
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         iter_value = self.ev(node.iter)

@@ -48,6 +48,8 @@ ENUMERATED = "enumerated"  # loader wrapped in enumerate(): yields (index, batch
 NO_GRAD_WHEN = "no_grad_when:"  # a model flag: the parameter and literal (repr) with which
 # its forward() turns autograd off itself (``forward(batch, is_eval=True)``)
 OVER_INPUTS = "over_inputs"  # optimizer over plain tensors (an attack's delta, an image)
+# a model every caller hands over in eval() (``teacher.eval(); train_kd(student, teacher)``)
+EVAL_WHEN_PASSED = "eval_when_passed"
 
 
 @dataclass(frozen=True)
@@ -380,3 +382,51 @@ def unscaled_loss(value: Value | None) -> bool:
         and UNSCALED in value.flags
         and SCALED not in value.flags
     )
+
+
+def binop_value(op: ast.operator, left: Value | None, right: Value | None) -> Value | None:
+    """The value of ``left <op> right``: a loss stays a loss (``/`` and ``*`` mark it scaled);
+    anything else is unknown."""
+    losses = [v for v in (left, right) if v is not None and v.kind == LOSS]
+    if losses:
+        if len(losses) == 1 and isinstance(op, (ast.Div, ast.Mult)):
+            flags = (losses[0].flags - {UNSCALED}) | {SCALED}
+            if isinstance(op, ast.Mult) and _is_number(left, right):
+                flags |= {WEIGHTED}  # 0.4 * aux_loss: a term's weight
+            return Value(LOSS, flags=flags)
+        if len(losses) == 2 and isinstance(op, (ast.Add, ast.Sub)) and _unscaled_sum(*losses):
+            # loss + 0.4 * aux_loss: a weighted sum of criteria is no division by k
+            return Value(LOSS, flags=frozenset({UNSCALED}))
+        flags = losses[0].flags if len(losses) == 1 or losses[0] == losses[1] else frozenset()
+        if len(losses) == 1 and isinstance(op, (ast.Add, ast.Sub)):
+            flags = flags - {UNSCALED} if not _is_number(left, right) else flags
+        return Value(LOSS, flags=frozenset(flags) - {AMP})
+    tensors = [v for v in (left, right) if v is not None and v.kind == TENSOR]
+    if tensors and isinstance(op, (ast.Div, ast.Mult)) and tensors[0].flags & {SOFTMAX}:
+        return None
+    return None
+
+
+def _unscaled_sum(a: Value, b: Value) -> bool:
+    """Two criteria's losses summed, each straight from its criterion or weighted by a
+    literal, at least one unweighted."""
+    plain = {UNSCALED, WEIGHTED}
+    return bool((a.flags | b.flags) & {UNSCALED}) and all(v.flags & plain for v in (a, b))
+
+
+def _is_number(left: Value | None, right: Value | None) -> bool:
+    return any(v is not None and v.kind == NUMBER for v in (left, right))
+
+
+def subscript_value(base: Value | None) -> Value | None:
+    if base is None:
+        return None
+    if base.kind == BATCH:
+        return Value(TENSOR, flags=frozenset({FROM_LOADER}))
+    if base.kind == TENSOR:
+        return base
+    if base.kind == OUTPUT:
+        return Value(TENSOR, flags=base.flags)
+    if base.kind == LOSS:
+        return base
+    return None

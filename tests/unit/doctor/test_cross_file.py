@@ -264,6 +264,92 @@ def test_helper_of_an_unchecked_file_is_reported_once_per_evaluation(tmp_path: P
     assert {(f.line, f.code) for f in check_paths([train])} == {(16, "TW012"), (17, "TW012")}
 
 
+WRAPPER = """
+import torch
+from torch import nn
+
+
+class Wrapper:
+    def __init__(self):
+        self.net = nn.Linear(4, 2)
+
+    def switch_to_eval(self):
+        self.net.eval()
+
+    def evaluate(self, x, y):
+        out = self.net.forward(x)
+        return (out.argmax(1) == y).sum().item()
+"""
+
+
+def test_one_helper_of_another_file_run_on_two_test_sets_is_one_finding(tmp_path: Path) -> None:
+    # MegaDepth's test(): the same method over the landscape and the portrait sets after one
+    # switch to eval: one evaluation, one finding at its first call
+    write(tmp_path, "wrapper.py", WRAPPER)
+    script = (
+        "from wrapper import Wrapper\n\n\n"
+        "def test(model, set_a, set_b):\n"
+        "    model.switch_to_eval()\n"
+        "    for x, y in set_a:\n"
+        "        print(model.evaluate(x, y))\n"
+        "    for x, y in set_b:\n"
+        "        print(model.evaluate(x, y))\n\n\n"
+        "test(Wrapper(), landscape, portrait)\n"
+    )
+    write(tmp_path, "test_rmse.py", script)
+    assert found([tmp_path / "test_rmse.py"]) == {("test_rmse.py", 7, "TW012")}
+
+
+ARM_HELPERS = """
+import torch.nn.functional as F
+
+
+def train_full(model, opt, x, y):
+    model.train()
+    opt.zero_grad()
+    F.cross_entropy(model(x), y).backward()
+    opt.step()
+
+
+def train_batches(model, opt, loader):
+    for x, y in loader:
+        train_full(model, opt, x, y)
+
+
+def evaluate(model, x, y):
+    model.eval()
+    return (model(x).argmax(1) == y).sum().item()
+
+
+def batch_evaluate(model, loader):
+    model.eval()
+    return sum((model(x).argmax(1) == y).sum().item() for x, y in loader)
+"""
+
+
+def test_two_helpers_in_the_arms_of_one_if_are_one_evaluation(tmp_path: Path) -> None:
+    # SGL: full-batch or mini-batch training and evaluation, chosen by a flag: the arms are
+    # one evaluation of one model, said once (at the first arm), like two branches of one
+    # function; outside the if, each helper's evaluation is its own
+    write(tmp_path, "helpers.py", ARM_HELPERS)
+    script = (
+        "import torch\n"
+        "from helpers import batch_evaluate, evaluate, train_batches, train_full\n\n"
+        "model = torch.nn.Linear(4, 2)\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "for epoch in range(3):\n"
+        "    if full_batch:\n"
+        "        train_full(model, opt, x, y)\n"
+        "        acc = evaluate(model, x, y)\n"
+        "    else:\n"
+        "        train_batches(model, opt, loader)\n"
+        "        acc = batch_evaluate(model, loader)\n"
+        "    print(acc)\n"
+    )
+    write(tmp_path, "run.py", script)
+    assert found([tmp_path / "run.py"]) == {("run.py", 9, "TW012")}
+
+
 def test_helper_called_under_no_grad_is_fine(tmp_path: Path) -> None:
     write(tmp_path, "utils.py", UTILS)
     evaluation = (

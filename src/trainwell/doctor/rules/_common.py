@@ -323,7 +323,8 @@ def frozen(w: ScopeWalker, forward: Event) -> bool:
     """The forward's model was put in eval() earlier in the scope and not back in train()."""
     if forward.kind != FORWARD or not forward.receiver:
         return False
-    state = None
+    passed = w.lookup(forward.receiver)
+    state = EVAL if passed is not None and V.EVAL_WHEN_PASSED in passed.flags else None
     for e in w.events[: forward.seq]:
         if e.receiver == forward.receiver and e.kind in {EVAL, TRAIN, MODE_UNKNOWN}:
             state = e.kind
@@ -394,10 +395,8 @@ def _copied_params(w: ScopeWalker) -> set[str]:
 def final_modes(w: ScopeWalker) -> dict[str, ModeEffect]:
     """How the scope leaves each model's mode (and sets it before its first training step)."""
     # (a helper that runs backward() for an attack, stepping nothing, is no training step)
-    first_training = min(
-        (e.seq for e in w.events if is_training(e) and not backward_only_call(e)),
-        default=len(w.events),
-    )
+    training = [e for e in w.events if is_training(e) and not backward_only_call(e)]
+    first_training = training[0].seq if training else len(w.events)
     modes: dict[str, ModeEffect] = {}
     for e in w.events:
         for key, effect in mode_effects(w, e):
@@ -405,7 +404,11 @@ def final_modes(w: ScopeWalker) -> dict[str, ModeEffect]:
             final = effect.final
             if final is None:
                 continue
-            if e.seq < first_training and not e.path and e.kind in {EVAL, TRAIN, CALL}:
+            if (
+                e.seq < first_training
+                and e.kind in {EVAL, TRAIN, CALL}
+                and (not e.path or (training and all(_runs_whenever(w, e, t) for t in training)))
+            ):
                 current.first = final  # the last mode it sets before it trains
             elif e.seq == first_training and not e.path and effect.first is not None:
                 current.first = effect.first  # fit() -> train_one_epoch(): model.train() first
@@ -418,6 +421,46 @@ def final_modes(w: ScopeWalker) -> dict[str, ModeEffect]:
         if modes[key].first is None and any({(i, 0), (i, 1)} <= arms for i, _ in arms):
             modes[key].first = "unknown"  # if c: m.train() else: m.eval(): set either way
     return modes
+
+
+def _runs_whenever(w: ScopeWalker, switch: Event, step: Event) -> bool:
+    """``switch`` runs whenever ``step`` does: each if-arm around the switch also holds the
+    step, or an if of the same test holds it in the same arm (``if with_params:
+    model.train()`` ... ``if with_params: loss.backward()``), its names not rebound between."""
+    arms = {_arm_key(w, i, b) for i, b in step.path}
+    return all(_arm_key(w, i, b) in arms for i, b in switch.path) and not _rebound_between(
+        w, switch, step
+    )
+
+
+def _arm_key(w: ScopeWalker, if_id: int, branch: int) -> tuple[str, int]:
+    test = getattr(w.ifs[if_id].node, "test", None) if if_id in w.ifs else None
+    return (ast.dump(test) if test is not None else f"#{if_id}", branch)
+
+
+def _rebound_between(w: ScopeWalker, switch: Event, step: Event) -> bool:
+    """A name the switch's tests read is assigned between the switch and the step."""
+    names = {
+        n.id
+        for i, _ in switch.path
+        if i in w.ifs
+        for n in walk(getattr(w.ifs[i].node, "test", ast.Pass()))
+        if isinstance(n, ast.Name)
+    }
+    first, last = switch.node.lineno, step.node.lineno  # type: ignore[attr-defined]
+    scope = w.func if w.func is not None else w.fa.tree
+    return any(
+        isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        and first < n.lineno < last
+        and any(isinstance(t, ast.Name) and t.id in names for t in _targets(n))
+        for n in walk(scope)
+    )
+
+
+def _targets(node: ast.stmt) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        return [t for target in node.targets for t in walk(target)]  # type: ignore[misc]
+    return list(walk(node.target))  # type: ignore[attr-defined]
 
 
 def _arms_setting_mode(w: ScopeWalker, before: int) -> dict[str, set[tuple[int, int]]]:

@@ -350,4 +350,54 @@ MORE_EXAMPLES = (
         """,
         [(15, "TW010")],
     ),
+    Example(
+        # train() under the same test as the backward and step: it runs whenever they do
+        "train_under_the_test_that_guards_the_step",
+        """\
+        def train_step(model, x, with_params, optimizer):
+            if with_params:
+                model.train()
+                optimizer.zero_grad()
+            loss = model(x).sum()
+            if with_params:
+                loss.backward()
+                optimizer.step()
+
+        @torch.no_grad()
+        def evaluate(model, x):
+            model.eval()
+            return model(x).sum().item()
+
+        def run(model, x, optimizer, epochs, with_params, log):
+            for epoch in range(epochs):
+                train_step(model, x, with_params, optimizer)
+                evaluate(model, x)
+        """,
+        [],
+    ),
+    Example(
+        # train() under another test than the step's: the step may run in eval mode
+        "train_under_another_test_than_the_step",
+        """\
+        def train_step(model, x, with_params, optimizer):
+            if with_params:
+                model.train()
+                optimizer.zero_grad()
+            loss = model(x).sum()
+            if log:
+                loss.backward()
+                optimizer.step()
+
+        @torch.no_grad()
+        def evaluate(model, x):
+            model.eval()
+            return model(x).sum().item()
+
+        def run(model, x, optimizer, epochs, with_params, log):
+            for epoch in range(epochs):
+                train_step(model, x, with_params, optimizer)
+                evaluate(model, x)
+        """,
+        [(18, "TW010")],
+    ),
 )

@@ -452,4 +452,101 @@ PATH_EXAMPLES = (
         """,
         [(4, "TW012")],
     ),
+    Example(
+        # the policy's class chosen by a conditional expression: its act() is either's
+        "a_policy_of_a_class_chosen_by_a_conditional",
+        """\
+        class DiscretePolicy(nn.Module):
+            def __init__(self, n_in, n_out):
+                super().__init__()
+                self.net = nn.Linear(n_in, n_out)
+
+            def forward(self, s):
+                return self.net(s).softmax(-1)
+
+            def act(self, s):
+                return torch.distributions.Categorical(self.forward(s)).sample().item()
+
+        class ActorCritic(DiscretePolicy):
+            def value(self, s):
+                return self.net(s).sum()
+
+        class PPO:
+            def __init__(self, using_value):
+                Policy = ActorCritic if using_value else DiscretePolicy
+                self.policy_old = Policy(4, 2)
+
+        ppo = PPO(True)
+        state = env.reset()
+        for t in range(1000):
+            action = ppo.policy_old.act(torch.as_tensor(state))
+            state, reward, done, _ = env.step(action)
+        """,
+        [(24, "TW012")],
+    ),
+    Example(
+        # the caller puts the teacher in eval() and hands it over: frozen in the step too
+        "a_teacher_handed_over_in_eval",
+        """\
+        def train(student, teacher, loader, optimizer):
+            student.train()
+            for x, y in loader:
+                soft = teacher(x).detach()
+                loss = kd_loss(student(x), y, soft)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+        student, teacher = torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)
+        teacher.load_state_dict(torch.load("teacher.pt", weights_only=True))
+        teacher.eval()
+        train(student, teacher, loader, torch.optim.SGD(student.parameters(), lr=0.1))
+        """,
+        [(4, "TW012")],
+    ),
+    Example(
+        # back in train() before the hand-over: a model the step may be meant to use so
+        "a_model_handed_over_after_train_again",
+        """\
+        def train(student, teacher, loader, optimizer):
+            student.train()
+            for x, y in loader:
+                soft = teacher(x).detach()
+                loss = kd_loss(student(x), y, soft)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+        student, teacher = torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)
+        teacher.load_state_dict(torch.load("teacher.pt", weights_only=True))
+        teacher.eval()
+        print(evaluate(teacher, val_loader))
+        teacher.train()
+        train(student, teacher, loader, torch.optim.SGD(student.parameters(), lr=0.1))
+        """,
+        [],
+    ),
+    Example(
+        # a frozen backbone in a train-or-validate function: inference in both phases
+        "a_frozen_backbone_in_a_train_or_validate_function",
+        """\
+        def run(head, backbone, loader, optimizer, is_train):
+            head.train() if is_train else head.eval()
+            for x, y in loader:
+                feats = backbone(x).detach()
+                loss = F.cross_entropy(head(feats), y)
+                if is_train:
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+
+        backbone, head = torch.nn.Linear(4, 4), torch.nn.Linear(4, 2)
+        backbone.eval()
+        optimizer = torch.optim.SGD(head.parameters(), lr=0.1)
+        for epoch in range(10):
+            run(head, backbone, train_loader, optimizer, True)
+            run(head, backbone, val_loader, optimizer, False)
+        """,
+        [(4, "TW012"), (16, "TW012")],
+    ),
 )

@@ -99,4 +99,39 @@ WHAT_RUNS_EXAMPLES = (
         """,
         [(15, "TW012")],
     ),
+    Example(
+        # the model's own method runs the forward; a helper of the file turns it into a number
+        "a_model_method_read_by_an_accuracy_helper",
+        """\
+        def accuracy(output, labels):
+            return output.argmax(1).eq(labels).sum().item()
+
+        def evaluate(model, idx, labels):
+            model.eval()
+            out = model.model_forward(idx)
+            acc = accuracy(out, labels[idx])
+            return acc
+
+        print(evaluate(torch.nn.Linear(4, 2), val_idx, labels))
+        """,
+        [(6, "TW012")],
+    ),
+    Example(
+        # the helper hands the graph back and the caller trains on it
+        "a_model_method_read_by_a_helper_that_returns_its_graph",
+        """\
+        def scores(output, labels):
+            return output.log_softmax(1).gather(1, labels[:, None])
+
+        def step(model, idx, labels, opt):
+            out = model.model_forward(idx)
+            loss = -scores(out, labels).mean()
+            loss.backward()
+            opt.step()
+
+        model = torch.nn.Linear(4, 2)
+        step(model, idx, labels, torch.optim.SGD(model.parameters(), lr=0.1))
+        """,
+        [],
+    ),
 )

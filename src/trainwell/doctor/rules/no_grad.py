@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
-from .._astutil import dotted, walk
+from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import (
     CALL,
@@ -141,11 +141,55 @@ def collect_foreign_helper_candidates(w: ScopeWalker) -> None:
     # cannot see: its call stands
     owner = None if _nested(w) else _owner(w)
     calls = {getattr(e.node, "lineno", 0): e for e in w.events if e.kind == CALL}
+    said: set[tuple] = set()  # one per helper, model and inference block
+    arms: list[tuple[tuple, tuple]] = []  # (block, path) of each call said
+    trains = any(is_training(e) for e in w.events)
     for finding in w.foreign_candidates:
         call = calls.get(finding.line) if finding.path is None else None
         if call is not None and frozen_parameters_at(w, call):
             continue  # val_model(info, net) right after net's parameters were frozen
+        model = _model_handed(w, call)
+        if call is not None and model is not None:
+            helper = last_part(dotted(call.node.func))  # type: ignore[attr-defined]
+            block = (model, call.loops if trains else (), _training_region(w, call))
+            if (helper, *block) in said or any(
+                b[:2] == block[:2] and _other_arm(path, call.path) for b, path in arms
+            ):
+                # model.evaluate(test_a) then model.evaluate(test_b), or evaluate(model) in
+                # one arm of an if and mini_batch_evaluate(model) in the other (each arm
+                # with its own training step): one evaluation
+                continue
+            said.add((helper, *block))
+            arms.append((block, call.path))
         w.fa.no_grad_candidates.append((owner, finding))
+
+
+def _other_arm(a: tuple, b: tuple) -> bool:
+    """Two calls in different arms of one if."""
+    arms = dict(a)
+    return any(i in arms and arms[i] != branch for i, branch in b)
+
+
+def _model_handed(w: ScopeWalker, call: Event | None) -> str | None:
+    """The model a call of another file's helper runs: its receiver (``model.evaluate()``)
+    or the one model among its arguments."""
+    if call is None or not isinstance(call.node, ast.Call):
+        return None
+    func = call.node.func
+    if isinstance(func, ast.Attribute) and _is_model(w, dotted(func.value), V.OBJECT):
+        return dotted(func.value)  # (a plain class holding its networks: MegaDepth's HGModel)
+    models = [a for a in call.args if _is_model(w, a)]
+    if not models and call.summary is not None:  # the parameter the helper runs or switches
+        used = [*call.summary.forwards, *call.summary.modes]
+        models = list(dict.fromkeys(call.argmap[k] for k in used if k in call.argmap))
+    return models[0] if len(models) == 1 else None
+
+
+def _is_model(w: ScopeWalker, name: str | None, *also: str) -> bool:
+    value = w.lookup(name) if name else None
+    if value is None:  # self.__model of an unknown class whose .parameters() the file reads
+        return name in w.fa.evident_models
+    return value.kind in {V.MODEL, *also}
 
 
 def _nested(w: ScopeWalker) -> bool:
@@ -267,6 +311,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
             finding.at_call.message = message
             finding.helper = _summary_at(w, node)
         finding.cut_returned = node in flow_of(w).cut_returned
+        finding.every_call = event is not None and frozen(w, event)
         w.fa.no_grad_candidates.append((_owner(w), finding))
 
 
@@ -441,9 +486,17 @@ def _reported_by_eval_rule(
     if since is not None:  # the region the eval() opened: a sampling block of two loops
         first = min(first, since)
     return any(
-        f.path is None and first <= f.line <= last and f.message.partition("(")[0] in models
+        f.path is None and first <= f.line <= last and _names_one_of(f.message, models)
         for _, f in found
     )
+
+
+def _names_one_of(message: str, models: set) -> bool:
+    """The eval() rule's finding is about one of ``models`` or a part of one: ``model(...)``,
+    or another file's helper running ``model.netG(...)`` (``run() (in f.py:3): model.netG(``)."""
+    head, said, rest = message.partition("): ")
+    name = (rest if said and " (in " in head else message).partition("(")[0]
+    return any(m is not None and (name == m or name.startswith(m + ".")) for m in models)
 
 
 def _put_in_eval_before(w: ScopeWalker, event: Event | None, models: set) -> int | None:
