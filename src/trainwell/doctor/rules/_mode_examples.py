@@ -4,6 +4,28 @@ from __future__ import annotations
 
 from ._registry import Example
 
+# a step whose train() and backward() each stand under an if: of the same test or another
+_GUARDED_STEP = """\
+    def train_step(model, x, with_params, optimizer):
+        if with_params:
+            model.train()
+            optimizer.zero_grad()
+        loss = model(x).sum()
+        if {test}:
+            loss.backward()
+            optimizer.step()
+
+    @torch.no_grad()
+    def evaluate(model, x):
+        model.eval()
+        return model(x).sum().item()
+
+    def run(model, x, optimizer, epochs, with_params, log):
+        for epoch in range(epochs):
+            train_step(model, x, with_params, optimizer)
+            evaluate(model, x)
+    """
+
 MORE_EXAMPLES = (
     Example(
         # the attack runs backward() for the perturbation and steps nothing; the model's
@@ -353,51 +375,13 @@ MORE_EXAMPLES = (
     Example(
         # train() under the same test as the backward and step: it runs whenever they do
         "train_under_the_test_that_guards_the_step",
-        """\
-        def train_step(model, x, with_params, optimizer):
-            if with_params:
-                model.train()
-                optimizer.zero_grad()
-            loss = model(x).sum()
-            if with_params:
-                loss.backward()
-                optimizer.step()
-
-        @torch.no_grad()
-        def evaluate(model, x):
-            model.eval()
-            return model(x).sum().item()
-
-        def run(model, x, optimizer, epochs, with_params, log):
-            for epoch in range(epochs):
-                train_step(model, x, with_params, optimizer)
-                evaluate(model, x)
-        """,
+        _GUARDED_STEP.format(test="with_params"),
         [],
     ),
     Example(
         # train() under another test than the step's: the step may run in eval mode
         "train_under_another_test_than_the_step",
-        """\
-        def train_step(model, x, with_params, optimizer):
-            if with_params:
-                model.train()
-                optimizer.zero_grad()
-            loss = model(x).sum()
-            if log:
-                loss.backward()
-                optimizer.step()
-
-        @torch.no_grad()
-        def evaluate(model, x):
-            model.eval()
-            return model(x).sum().item()
-
-        def run(model, x, optimizer, epochs, with_params, log):
-            for epoch in range(epochs):
-                train_step(model, x, with_params, optimizer)
-                evaluate(model, x)
-        """,
+        _GUARDED_STEP.format(test="log"),
         [(18, "TW010")],
     ),
 )
