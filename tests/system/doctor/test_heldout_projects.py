@@ -1,4 +1,4 @@
-"""The doctor on the held-out corpora checked as projects (heldout9 to heldout60).
+"""The doctor on the held-out corpora checked as projects (heldout9 to heldout64).
 
 Each of these corpora stores, beside its scored scripts, the modules of the same repository
 that they import (``context/``), so ``real/score.py --projects`` checks every script inside
@@ -66,7 +66,9 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     "heldout43": (38, {"2.5": (0.99, 0.96), "2.6": (0.99, 0.88)}),
     "heldout44": (40, {"2.5": (0.99, 0.91), "2.6": (0.99, 0.82)}),
     "heldout45": (37, {"2.5": (0.99, 0.88), "2.6": (0.99, 0.81)}),
-    "heldout46": (24, {"2.5": (0.99, 0.82), "2.6": (0.99, 0.70)}),
+    # (0.76 / 0.60 since round 15: its labels count the test call in each arm of an if
+    # apart, where the convention settled in round 14 and the doctor count one evaluation)
+    "heldout46": (24, {"2.5": (0.99, 0.76), "2.6": (0.99, 0.60)}),
     "heldout47": (33, {"2.5": (0.99, 0.96), "2.6": (0.99, 0.92)}),
     # (0.81: glow's `graph` comes out of a builder's dict, so its forward(reverse=True),
     # which samples under no_grad, is not known; AutoAttack's helper is called only by a
@@ -100,6 +102,19 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     # generators written as functions over raw tensors)
     "heldout59": (32, {"2.5": (0.87, 0.91), "2.6": (0.81, 0.88)}),
     "heldout60": (29, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    # (0.96 / 0.80: a loss list copied into a dict of another method's outputs)
+    "heldout57": (31, {"2.5": (0.99, 0.96), "2.6": (0.99, 0.80)}),
+    # (0.84 / 0.60: a TTS model's inference() method whose submodules are out of sight, a
+    # clip without unscale in another method than the scaled backward, another file's trainer)
+    "heldout61": (34, {"2.5": (0.99, 0.84), "2.6": (0.99, 0.60)}),
+    "heldout62": (35, {"2.5": (0.99, 0.96), "2.6": (0.99, 0.88)}),
+    # (0.53 / 0.25: RL agents whose act() or predict() runs the policy two or three files
+    # away, a framework's abstract methods implemented elsewhere)
+    "heldout63": (34, {"2.5": (0.95, 0.53), "2.6": (0.87, 0.25)}),
+    # (0.90 / 0.77: phase functions said at the evaluation's call where the labels put the
+    # forward, apex's backward arm counted first, milestones=[300, 600] read as epochs;
+    # 0.76 / 0.53: helpers called only from other files, model_forward() of an unseen class)
+    "heldout64": (31, {"2.5": (0.90, 0.76), "2.6": (0.77, 0.53)}),
 }
 
 
