@@ -96,6 +96,10 @@ class Summary:
     # backward() calls of a loss straight from its criterion, in a function that steps no
     # optimizer (``self.loss_backpass(loss)``): its caller's accumulation (TW017)
     unscaled_backward: list[ast.AST] = field(default_factory=list)
+    # it runs scaler.scale(loss).backward() and neither steps nor unscales (``train_step()``
+    # of a trainer whose caller clips and calls scaler.step): its caller's gradients are
+    # still scaled after it (TW006)
+    scaled_backward: bool = False
 
     @property
     def trains(self) -> bool:

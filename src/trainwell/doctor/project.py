@@ -415,6 +415,7 @@ def _export(
         returns_graph=summary.returns_graph and of_model,
         discards=[node(n) for n in summary.discards],  # type: ignore[misc]
         unscaled_backward=[node(n) for n in summary.unscaled_backward],  # type: ignore[misc]
+        scaled_backward=summary.scaled_backward,
     )
 
 

@@ -23,6 +23,7 @@ from ..events import (
     SCHED,
     STEP,
     TRAIN,
+    UNSCALE,
     ZERO,
     Event,
     ModeEffect,
@@ -151,6 +152,7 @@ def summarize(w: ScopeWalker) -> Summary:
                                                    inner.sched_steps) if k}  # fmt: skip
     if not summary.steps:
         summary.unscaled_backward = _unscaled_backward(w)
+        summary.scaled_backward = _leaves_scaled_gradients(w)
     copied = _copied_params(w)  # model = deepcopy(model); model.eval(): the copy's mode
     summary.modes = {k: v for k, v in final_modes(w).items() if k.split(".")[0] not in copied}
     summary.grad_forwards = [
@@ -182,6 +184,19 @@ def summarize(w: ScopeWalker) -> Summary:
     if is_module_method(w) and not w.facts.grad_machinery:
         summary.discards = [node for node, _ in inference_discards(w)]
     return summary
+
+
+def _leaves_scaled_gradients(w: ScopeWalker) -> bool:
+    """A GradScaler-scaled backward() here (or in a call), no unscale_() after the last one."""
+    scaled = False
+    for e in w.events:
+        if e.kind == UNSCALE:
+            scaled = False
+        elif e.kind == BACKWARD:
+            scaled = scaled or e.amp
+        elif e.kind == CALL and e.summary is not None:
+            scaled = scaled or e.summary.scaled_backward
+    return scaled
 
 
 def _unscaled_backward(w: ScopeWalker) -> list[ast.AST]:

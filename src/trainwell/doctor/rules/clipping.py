@@ -4,10 +4,34 @@ still scaled by a GradScaler).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..analysis import ScopeWalker
-from ..events import BACKWARD, CLIP, STEP, UNSCALE, Event, compatible, is_prefix
+from ..events import BACKWARD, CALL, CLIP, STEP, UNSCALE, Event, compatible, is_prefix
 from ._common import iteration_events, report
 from ._registry import Example, Rule, in_loop, scope_check
+
+# a trainer whose train_step() runs scaler.scale(loss).backward() and whose loop clips
+_TRAINER = """\
+    class Trainer:
+        def __init__(self, model, optimizer, fp16):
+            self.model, self.optimizer = model, optimizer
+            self.scaler = torch.amp.GradScaler(enabled=fp16)
+
+        def train_step(self, x, y):
+            loss = F.cross_entropy(self.model(x), y)
+            self.scaler.scale(loss).backward()
+            return loss.item()
+
+        def train(self, loader):
+            for x, y in loader:
+                self.train_step(x, y)
+                {unscale}
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+                self.scaler.step(self.optimizer)
+                self.scaler.update()
+                self.optimizer.zero_grad()
+    """
 
 TW005 = Rule(
     "TW005",
@@ -108,6 +132,17 @@ TW006 = Rule(
             [(7, "TW006")],
         ),
         Example(
+            # the scaled backward() in another method of the trainer, the clip in its loop
+            "clip_after_a_method_that_runs_the_scaled_backward",
+            _TRAINER.format(unscale=""),
+            [(15, "TW006")],
+        ),
+        Example(
+            "clip_after_the_caller_unscales_what_the_method_scaled",
+            _TRAINER.format(unscale="self.scaler.unscale_(self.optimizer)"),
+            [],
+        ),
+        Example(
             "clip_unscaled_grads",
             """\
             def fit(model, loader, optimizer, criterion):
@@ -137,6 +172,7 @@ def check_clipping(w: ScopeWalker) -> None:
 
 def _clipping_problem(seq: list[Event], clip: Event) -> tuple[str, str] | None:
     pos = seq.index(clip)
+    seq = [_as_backward(e) for e in seq]
     relevant = {BACKWARD, STEP}
     before = [e for e in seq[:pos] if e.kind in relevant and compatible(e.path, clip.path)]
     after = [e for e in seq[pos + 1 :] if e.kind in relevant and compatible(e.path, clip.path)]
@@ -166,6 +202,14 @@ def _clipping_problem(seq: list[Event], clip: Event) -> tuple[str, str] | None:
                 "scaler.unscale_(optimizer) before clipping"
             )
     return None
+
+
+def _as_backward(e: Event) -> Event:
+    """A call of a function that runs a scaled backward() and steps nothing (a trainer's
+    ``train_step(batch)``) stands for that backward() in its caller's iteration."""
+    if e.kind == CALL and e.summary is not None and e.summary.scaled_backward:
+        return replace(e, kind=BACKWARD, amp=True)
+    return e
 
 
 def _scaled_backward_since_step(before: list[Event]) -> Event | None:
