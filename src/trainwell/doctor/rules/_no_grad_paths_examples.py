@@ -8,6 +8,23 @@ from __future__ import annotations
 
 from ._registry import Example
 
+# a distillation step whose caller sets the teacher's mode before handing it over
+_KD_STEP = """\
+    def train(student, teacher, loader, optimizer):
+        student.train()
+        for x, y in loader:
+            soft = teacher(x).detach()
+            loss = kd_loss(student(x), y, soft)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+    student, teacher = torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)
+    teacher.load_state_dict(torch.load("teacher.pt", weights_only=True))
+    {before_the_call}
+    train(student, teacher, loader, torch.optim.SGD(student.parameters(), lr=0.1))
+    """
+
 PATH_EXAMPLES = (
     Example(
         # deploy()'s Flask route calls self.predict(): a caller with autograd on
@@ -487,43 +504,15 @@ PATH_EXAMPLES = (
     Example(
         # the caller puts the teacher in eval() and hands it over: frozen in the step too
         "a_teacher_handed_over_in_eval",
-        """\
-        def train(student, teacher, loader, optimizer):
-            student.train()
-            for x, y in loader:
-                soft = teacher(x).detach()
-                loss = kd_loss(student(x), y, soft)
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-
-        student, teacher = torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)
-        teacher.load_state_dict(torch.load("teacher.pt", weights_only=True))
-        teacher.eval()
-        train(student, teacher, loader, torch.optim.SGD(student.parameters(), lr=0.1))
-        """,
+        _KD_STEP.format(before_the_call="teacher.eval()"),
         [(4, "TW012")],
     ),
     Example(
         # back in train() before the hand-over: a model the step may be meant to use so
         "a_model_handed_over_after_train_again",
-        """\
-        def train(student, teacher, loader, optimizer):
-            student.train()
-            for x, y in loader:
-                soft = teacher(x).detach()
-                loss = kd_loss(student(x), y, soft)
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-
-        student, teacher = torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)
-        teacher.load_state_dict(torch.load("teacher.pt", weights_only=True))
-        teacher.eval()
-        print(evaluate(teacher, val_loader))
-        teacher.train()
-        train(student, teacher, loader, torch.optim.SGD(student.parameters(), lr=0.1))
-        """,
+        _KD_STEP.format(
+            before_the_call="teacher.eval(); print(evaluate(teacher, val_loader)); teacher.train()"
+        ),
         [],
     ),
     Example(
