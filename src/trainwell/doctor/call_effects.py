@@ -13,6 +13,7 @@ classifier returns :data:`~.scope_state.NOTHING` when it does not apply, so that
 from __future__ import annotations
 
 import ast
+import re
 
 from . import values as V
 from ._astutil import argument, dotted, last_part, names_in
@@ -33,7 +34,7 @@ from .events import (
 )
 from .mode_switch import switches_off_grad
 from .scope_facts import is_strategy
-from .scope_state import NOTHING, ScopeState, arg_names, container_of
+from .scope_state import NOTHING, ClassInfo, ScopeState, arg_names, container_of, keeps_nothing
 from .values import Value
 
 CLIP_FUNCTIONS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_"}
@@ -310,7 +311,7 @@ class CallEffects(ScopeState):
             info = self.fa.classes[tail]
             if any(last_part(dotted(b)) == "Optimizer" for b in info.node.bases):
                 return Value(V.OPTIMIZER, cls=tail, node=call)  # class BERTAdam(Optimizer)
-            if info.is_module and is_loss_module(tail):
+            if info.is_module and (is_loss_module(tail) or _a_metric_module(info)):
                 return Value(V.CRITERION, cls=tail)  # criterion = yoloLoss(7, 2, 5, 0.5)
             return Value(V.MODEL if info.is_module else V.OBJECT, cls=tail)
         if ".models." in f".{qual}" or tail == "create_model":
@@ -470,6 +471,15 @@ def is_loss_class(name: str) -> bool:
     if name == "Loss":
         return True
     return name[:1].isupper() and "Loss" in name and not name.startswith("Loss")
+
+
+_METRIC_NAME = re.compile(r"rmse|mse|mae|error|metric|psnr|ssim|distance", re.I)
+
+
+def _a_metric_module(info: ClassInfo) -> bool:
+    """``class RMSE(nn.Module)`` that keeps nothing on self: a measure written as a module,
+    called on a prediction and a target like a criterion."""
+    return bool(_METRIC_NAME.search(info.node.name)) and keeps_nothing(info)
 
 
 def is_loss_module(name: str) -> bool:

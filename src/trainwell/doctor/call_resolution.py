@@ -32,7 +32,7 @@ from .events import (
 from .flow_result import RETURN_FATE
 from .foreign import ForeignClass, ForeignFunction
 from .mode_switch import NO_GRAD_BY_STATE, is_known
-from .scope_state import ScopeState, arg_names, passed_name
+from .scope_state import ScopeState, arg_names, class_method, passed_name
 from .values import Value, normalize_receiver
 
 
@@ -89,12 +89,12 @@ class CallResolution(ScopeState):
         values: dict[str, Value | None] = {}
         if not any(isinstance(a, ast.Starred) for a in call.args):
             for param, arg, value in zip(params, call.args, arg_vals, strict=False):
-                values[param] = value
+                values[param] = _function_or(value, arg)
                 if passed_name(arg):
                     argmap[param] = passed_name(arg)  # type: ignore[assignment]
         for kw in call.keywords:
             if kw.arg in params:
-                values[kw.arg] = kw_vals.get(kw.arg)
+                values[kw.arg] = _function_or(kw_vals.get(kw.arg), kw.value)
                 if passed_name(kw.value):
                     argmap[kw.arg] = passed_name(kw.value)  # type: ignore[assignment]
         return argmap, values
@@ -113,7 +113,7 @@ class CallResolution(ScopeState):
         self.emit(CALL, call, summary=summary, argmap=argmap, args=arg_names(call))
         self._kept_by_the_object(call, summary, values, arg_vals, kw_vals)
         if not self.no_grad() and not _self_switched(arg_vals, kw_vals):
-            self._foreign_candidates(call, func)
+            self._foreign_candidates(call, func, values=values)
         handed_back = _model_handed_back(summary, values)
         if handed_back is None and func.returned_class is not None:
             # model = create_model(opt): an object of a class of the project, its methods
@@ -123,7 +123,13 @@ class CallResolution(ScopeState):
             return Value(V.MODEL if cls.is_module else V.OBJECT, cls=cls.name, flags=cls.flags)
         return handed_back if handed_back is not None else summary.returns
 
-    def _foreign_candidates(self, call: ast.Call, func: ForeignFunction, how: str = "") -> None:
+    def _foreign_candidates(
+        self,
+        call: ast.Call,
+        func: ForeignFunction,
+        how: str = "",
+        values: dict[str, Value | None] | None = None,
+    ) -> None:
         """The helper's own eval() + forward without no_grad, run with autograd on here: it
         stands where this scope runs with autograd on (resolved with the file's other TW012
         candidates), said at the call, where the caller can wrap it; a training function's
@@ -132,6 +138,9 @@ class CallResolution(ScopeState):
             return
         summary = func.summary
         for cand in func.candidates:
+            passed = (values or {}).get(cand.model_param or "")
+            if passed is not None and passed.kind == V.FUNCTION:
+                continue  # evaluate(agent.get_action, env): the "model" is a function
             if summary.trains and func.checked:
                 self.foreign_candidates.append(
                     RawFinding(cand.code, cand.line, cand.col, cand.message, cand.path or func.path)
@@ -300,9 +309,10 @@ class CallResolution(ScopeState):
             and isinstance(func.value, ast.Name)
             and func.value.id == "self"
             and self.cls is not None
-            and func.attr in self.cls.methods
         ):
-            return self.cls.methods[func.attr], True
+            # its own method, or one a base class of this file defines
+            method = class_method(self.fa.classes, self.cls.node.name, func.attr)
+            return (method, True) if method is not None else None
         return None
 
     def _local_call(
@@ -409,6 +419,13 @@ def _sets_autograd(func: ast.AST) -> bool:
         )
         for n in walk(func)
     )
+
+
+def _function_or(value: Value | None, arg: ast.expr) -> Value | None:
+    """What the caller passes: its value, or a function when its name says so."""
+    if value is None and V.names_a_function(arg):
+        return Value(V.FUNCTION)
+    return value
 
 
 def _self_switched(arg_vals: list[Value | None], kw_vals: dict[str | None, Value | None]) -> bool:

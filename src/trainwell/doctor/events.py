@@ -144,6 +144,9 @@ class RawFinding:
     # inference whatever a switch argument says (a frozen teacher in a train-or-evaluate
     # function): said at the forward, not only at the calls that switch training off
     every_call: bool = False
+    # the parameter of its function that holds the model (``policy`` in ``evaluate(policy,
+    # env)``): a caller that passes a function there runs no model of its own
+    model_param: str | None = None
 
 
 def is_prefix(a: Path, b: Path) -> bool:

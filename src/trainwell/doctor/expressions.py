@@ -22,7 +22,7 @@ from .events import CALL, OPAQUE
 from .foreign import ForeignClass, ForeignFunction
 from .graph_calls import NOT_FOLLOWED_METHODS
 from .handover import handed_over
-from .scope_state import NOTHING, arg_names, container_of
+from .scope_state import NOTHING, arg_names, class_method, container_of
 from .values import Value, merge
 
 TRAINWELL_FIT = {"trainwell.fit", "trainwell.loop.fit", "trainwell.loop.fit.fit"}
@@ -437,7 +437,7 @@ class ExpressionWalker(CallResolution, CallEffects):
         """``attr`` is a method that the class of ``receiver`` (a model of this file) defines."""
         if receiver is None or receiver.kind != V.MODEL or receiver.cls not in self.fa.classes:
             return False
-        return attr in self.fa.classes[receiver.cls].methods
+        return class_method(self.fa.classes, receiver.cls, attr) is not None
 
 
 # what a position of a returned tuple is taken for (a tensor or a number there is often a

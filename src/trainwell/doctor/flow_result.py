@@ -9,9 +9,9 @@ from typing import Protocol
 
 from . import values as V
 from ._astutil import dotted, walk
-from .events import Event
+from .events import CALL, FORWARD, Event
 from .graph_calls import PARAMETERLESS_LAYERS
-from .scope_state import ClassInfo, FileContext
+from .scope_state import ClassInfo, FileContext, keeps_nothing
 
 GRAPH_LABEL = "@graph"  # in Summary.return_positions: the callee's own forward's graph
 BACKWARD_FATE = "backward"
@@ -105,8 +105,41 @@ def weightless(w: FlowContext, e: Event) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Call):
         built = w.fa.imports.resolve(node.func.func) or dotted(node.func.func) or ""
         return built.rpartition(".")[2] in PARAMETERLESS_LAYERS
-    value = w.lookup(e.receiver) if e.receiver else None
-    return value is not None and value.kind == V.MODEL and value.cls in PARAMETERLESS_LAYERS
+    return weightless_model(w, e.receiver)
+
+
+def graph_source(w: FlowContext, e: Event) -> ast.AST | None:
+    """Where the graph an event builds with autograd on is said when it is discarded: a
+    forward with weights, or a call whose callee returns a graph (at its site)."""
+    if e.kind == FORWARD and not weightless(w, e):
+        return e.node
+    summary = e.summary
+    if e.kind == CALL and summary is not None and summary.returns_graph:
+        return None if runs_passed_functions(e) else summary.graph_site or e.node
+    return None
+
+
+def runs_passed_functions(e: Event) -> bool:
+    """A call whose callee runs no model but what the caller passes, and the caller passes
+    functions (``evaluate_return(agent.get_action, env)``): their code is out of sight."""
+    summary = e.summary
+    if summary is None or not summary.forwards:
+        return False
+    roots = {receiver.split(".")[0] for receiver in summary.forwards}
+    return all(root in summary.params and V.is_function_name(e.argmap.get(root)) for root in roots)
+
+
+def weightless_model(w: FlowContext, receiver: str | None) -> bool:
+    """``receiver`` holds a layer without weights: a torch one (``nn.Upsample``) or a module
+    class of this file that keeps nothing on ``self`` (``class RMSE(nn.Module)`` whose
+    ``__init__`` only calls ``super().__init__()``: a metric or loss written as a module)."""
+    value = w.lookup(receiver) if receiver else None
+    if value is None or value.kind != V.MODEL:
+        return False
+    if value.cls in PARAMETERLESS_LAYERS:
+        return True
+    info = w.fa.classes.get(value.cls or "")
+    return info is not None and keeps_nothing(info)
 
 
 DETACHED = ".detached"  # a returned position's label: a parameter's detached value

@@ -36,8 +36,8 @@ from .flow_result import (
     Origin,
     Taint,
     detached_params,
+    graph_source,
     of_known_class,
-    weightless,
 )
 from .graph_calls import (
     BACKWARD_CALLS,
@@ -63,6 +63,7 @@ from .graph_calls import (
     own_statements,
     phase_loops,
 )
+from .scope_state import class_method
 
 
 def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
@@ -79,12 +80,9 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
             grad_on[e.node] = not e.no_grad
         if e.kind == CALL and e.summary is not None:
             summaries[e.node] = e.summary
-        if e.no_grad:
-            continue
-        if e.kind == FORWARD and not weightless(w, e):
-            sources[e.node] = e.node
-        elif e.kind == CALL and e.summary is not None and e.summary.returns_graph:
-            sources[e.node] = e.summary.graph_site or e.node
+        site = graph_source(w, e) if not e.no_grad else None
+        if site is not None:
+            sources[e.node] = site
     flow = _Flow(w, sources, grad_on, summaries)
     flow.run()
     result = GraphFlow()
@@ -509,8 +507,7 @@ class _Flow:
                 return None  # a plain class's method is no forward of a model
             exported = foreign.methods.get(func.attr)
             return exported.summary if exported is not None else None
-        info = self.w.fa.classes[value.cls]
-        method = info.methods.get(func.attr)
+        method = class_method(self.w.fa.classes, value.cls, func.attr)
         if method is None or func.attr in NOT_FOLLOWED_METHODS:
             return None
         return self.w.fa.summary_of(method)

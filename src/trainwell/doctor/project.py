@@ -24,7 +24,7 @@ from .events import Summary
 from .foreign import Foreign, ForeignClass, ForeignFunction, ForeignNode
 from .graph_calls import NOT_FOLLOWED_METHODS
 from .recovery import parse_recovering
-from .scope_state import ClassInfo
+from .scope_state import ClassInfo, class_method
 from .sources import SourceError, read_python
 from .target import MODERN_TORCH
 
@@ -264,7 +264,7 @@ class ProjectIndex:
         """What each method of a plain class does, for ``engine = Trainer(...)`` elsewhere
         and its ``engine.eval(x, y)``."""
         methods = {}
-        for name, method in info.methods.items():
+        for name, method in _own_and_inherited(fa, info).items():
             if info.is_module and (name in NOT_FOLLOWED_METHODS or name in V.MODULE_SELF_METHODS):
                 continue  # model.train(), model.to(device): nn.Module's own, even overridden
             exported = _exported_function(
@@ -273,6 +273,16 @@ class ProjectIndex:
             if exported is not None:
                 methods[name] = exported
         return methods
+
+
+def _own_and_inherited(fa: FileAnalysis, info: ClassInfo) -> dict[str, ast.AST]:
+    """The methods of a class, with those it inherits from base classes of its file."""
+    names = dict.fromkeys(name for cls in fa.classes.values() for name in cls.methods)
+    return {
+        name: method
+        for name in names
+        if (method := class_method(fa.classes, info.node.name, name)) is not None
+    }
 
 
 def _exported_function(

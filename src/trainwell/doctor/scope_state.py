@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from . import values as V
-from ._astutil import Imports, dotted, last_part
+from ._astutil import Imports, dotted, last_part, walk
 from .events import EVAL, Event, IfInfo, LoopInfo, RawFinding, Summary
 from .foreign import Foreign, ForeignClass
 from .mode_switch import TrainingSwitch
@@ -281,6 +281,53 @@ class ScopeState:
 #: Module methods that return the module itself: ``evaluate(model.eval(), loader)`` passes
 #: ``model``.
 _RETURNS_SELF = {"eval", "train", "to", "cuda", "cpu", "float", "half", "double", "bfloat16"}
+
+
+_TORCH_MODULE_BASES = {"nn.Module", "torch.nn.Module", "Module"}
+_REGISTERING = {"register_buffer", "register_parameter", "add_module", "register_module"}
+
+
+def keeps_nothing(info: ClassInfo) -> bool:
+    """A direct nn.Module subclass with its own ``__init__`` none of whose methods sets an
+    attribute of ``self`` or registers a parameter, buffer or submodule."""
+    if not info.is_module or "__init__" not in info.methods:
+        return False
+    if any(dotted(base) not in _TORCH_MODULE_BASES for base in info.node.bases):
+        return False
+    for node in walk(info.node):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            if name.rpartition(".")[2] in _REGISTERING or name == "setattr":
+                return False
+        for target in targets:
+            for part in walk(target):
+                if isinstance(part, ast.Attribute) and dotted(part.value) == "self":
+                    return False
+    return True
+
+
+def class_method(
+    classes: dict[str, ClassInfo], cls: str | None, attr: str
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The method ``attr`` of the class ``cls`` of this file, its own or inherited from a
+    base class of this file (``class SCALE(VAE)`` calling ``self.encode_batch()``)."""
+    seen: set[str] = set()
+    queue = [cls] if cls else []
+    while queue:
+        name = queue.pop(0)
+        info = classes.get(name)  # type: ignore[arg-type]
+        if info is None or name in seen:
+            continue
+        seen.add(name)
+        if attr in info.methods:
+            return info.methods[attr]
+        queue += [last_part(dotted(base)) for base in info.node.bases if dotted(base)]
+    return None
 
 
 def passed_name(arg: ast.expr) -> str | None:

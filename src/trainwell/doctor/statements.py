@@ -22,6 +22,9 @@ from .foreign import ForeignClass
 from .scope_state import GRAD_CONTEXTS, container_of
 from .values import Value, merge_binding, value_from_name
 
+# A loop over micro-batches (a virtual batch of several backward() calls per step)
+MICRO_BATCH_WORDS = ("accum", "micro", "virtual")
+
 
 class StatementWalker(ExpressionWalker):
     """Walks a scope's statements in source order (see module)."""
@@ -184,7 +187,7 @@ class StatementWalker(ExpressionWalker):
         words = {w.lower() for w in names_in(node.target) | names_in(node.iter)}
         if any("epoch" in w for w in words):
             return "epoch"
-        if any("accum" in w or "micro" in w for w in words):
+        if any(part in w for w in words for part in MICRO_BATCH_WORDS):
             return "micro"
         return "other"
 

@@ -27,6 +27,7 @@ NUMBER = "number"  # python number / detached scalar (loss.item())
 PARAMS = "params"  # model.parameters()
 CLIPPER = "clipper"  # trainwell.Clipping(...): calling it clips gradients like clip_grad_norm_
 OBJECT = "object"  # an instance of a plain class of this file (an agent, a trainer, a solver)
+FUNCTION = "function"  # a function or bound method passed as a value (``agent.get_action``)
 
 # Flags carried by values.
 SOFTMAX = "softmax"  # probabilities
@@ -232,6 +233,25 @@ def meter_reading(attr: str) -> Value | None:
     """``meter.avg`` of an object the analysis cannot see: an average meter's number,
     whatever the name it is bound to (``cur_loss = current_log.avg``)."""
     return Value(NUMBER) if attr in _METER_READINGS else None
+
+
+_ACTION_METHOD = re.compile(
+    r"^(get|select|choose|compute|sample|take|pick|draw)_|^(act|predict|sample|policy_fn)$"
+)
+
+
+def names_a_function(node: ast.expr) -> bool:
+    """``agent.get_action``, ``select_action``, ``lambda obs: ...``: a function handed over
+    as a value (a policy's ``act``), not a model: calling it is code of its own, out of
+    sight (it may well run under no_grad)."""
+    if isinstance(node, ast.Lambda):
+        return True
+    return isinstance(node, (ast.Name, ast.Attribute)) and is_function_name(dotted(node))
+
+
+def is_function_name(name: str | None) -> bool:
+    """``agent.get_action``, ``select_action``: named as a function, not a model."""
+    return bool(_ACTION_METHOD.search(last_part(name or "") or ""))
 
 
 def value_from_name(name: str) -> Value | None:

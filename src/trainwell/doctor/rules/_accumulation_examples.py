@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from ._registry import Example
 
+_VIRTUAL_BATCH = """\
+def train(net, loss_function, data, optimizer, virtual_batch_size, epochs):
+    for epoch in range(epochs):
+        optimizer.zero_grad()
+        for a in range(virtual_batch_size):
+            loss = loss_function(net(data.sample())){scaled}
+            loss.backward()
+        optimizer.step()
+"""
+
 EXAMPLES = (
     Example(
         "accumulation_unscaled",
@@ -517,5 +527,17 @@ EXAMPLES = (
                     self.optimizer.zero_grad()
         """,
         [(13, "TW017")],
+    ),
+    Example(
+        # a virtual batch: several backward() calls per step, the loss of an unknown
+        # function, and nothing divided by the loop's count
+        "virtual_batch_loop_undivided",
+        _VIRTUAL_BATCH.format(scaled=""),
+        [(6, "TW017")],
+    ),
+    Example(
+        "virtual_batch_loop_divided",
+        _VIRTUAL_BATCH.format(scaled=" / virtual_batch_size"),
+        [],
     ),
 )

@@ -229,7 +229,7 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
         event = by_node.get(node)
         if event is None:
             continue
-        if updates and not (_after_eval(w, event) or frozen(w, event)):
+        if updates and not (_after_eval(w, event) or frozen(w, event) or in_a_test_loop(w, event)):
             continue
         # a detached value of it feeds a loss (a target network's bootstrap, a baseline):
         # part of the training step, unless the model is frozen in eval() (a teacher)
@@ -318,6 +318,14 @@ def _dead_in_phase(w: ScopeWalker, e: Event, assume: dict[str, str]) -> bool:
         decided = decide(test, assume) if isinstance(test, ast.expr) else None
         if decided is not None and decided != (arm == 0):
             return True
+    return False
+
+
+def in_a_test_loop(w: ScopeWalker, event: Event) -> bool:
+    """``event`` runs in a loop over batches that trains nothing (a ``fit()``'s test loop)."""
+    for loop_id in event.loops:
+        if w.loops[loop_id].kind == "batch":
+            return not any(is_training(e) for e in events_in(w, loop_id))
     return False
 
 

@@ -3,6 +3,7 @@ meter reads back is a number. Run as tests beside the rule."""
 
 from __future__ import annotations
 
+from ._no_grad_what_runs_examples import METRIC_MODULE
 from ._registry import Example
 
 KEPT_EXAMPLES = (
@@ -44,5 +45,24 @@ KEPT_EXAMPLES = (
                 opt.step()
         """,
         [(10, "TW011")],
+    ),
+    Example(
+        # a measure written as a module that keeps nothing on self is a criterion: what
+        # it returns is a loss, summed here with its graph over the test set
+        "a_metric_module_summed_over_the_test_set",
+        METRIC_MODULE
+        + """\
+rmse = RMSE()
+for epoch in range(epochs):
+    for x, y in train_loader:
+        optimizer.zero_grad()
+        F.mse_loss(net(x), y).backward()
+        optimizer.step()
+    total = 0
+    for x, y in val_loader:
+        total += rmse(net(x), y)
+    print(float(total) / len(val_loader))
+        """,
+        [(16, "TW011"), (16, "TW012")],
     ),
 )

@@ -26,6 +26,27 @@ _GUARDED_STEP = """\
             evaluate(model, x)
     """
 
+_EARLY_STOP = """\
+def fit(model, loader, test_loader, optimizer, epochs):
+    for epoch in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            model(x).sum().backward()
+            optimizer.step()
+        if should_stop(epoch):
+            model.load_state_dict(best_state)
+            model.eval()
+            with torch.no_grad():
+                print(model(x).mean().item())
+            break
+{after}"""
+_SECOND_PHASE = """\
+    for x, y in loader:
+        optimizer.zero_grad()
+        model(x).mean().backward()
+        optimizer.step()
+"""
+
 MORE_EXAMPLES = (
     Example(
         # the attack runs backward() for the perturbation and steps nothing; the model's
@@ -383,5 +404,18 @@ MORE_EXAMPLES = (
         "train_under_another_test_than_the_step",
         _GUARDED_STEP.format(test="log"),
         [(18, "TW010")],
+    ),
+    Example(
+        # early stopping: the best weights are tested in eval() and the loop breaks; no
+        # training step follows
+        "eval_then_break_with_nothing_trained_after",
+        _EARLY_STOP.format(after=""),
+        [],
+    ),
+    Example(
+        # ... but a second phase trained after the loop runs in eval mode when it broke
+        "eval_then_break_before_a_second_training_phase",
+        _EARLY_STOP.format(after=_SECOND_PHASE),
+        [(9, "TW010")],
     ),
 )

@@ -8,7 +8,7 @@ from .._astutil import dotted, walk
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, STEP, Event, Summary
 from ..foreign import ForeignNode
-from ._common import backward_only_call, caller_key
+from ._common import backward_only_call, caller_key, is_training
 
 
 def on_last_pass(w: ScopeWalker, e: Event, lid: int) -> bool:
@@ -30,6 +30,37 @@ def on_last_pass(w: ScopeWalker, e: Event, lid: int) -> bool:
             and any(isinstance(n, ast.Call) and dotted(n.func) == "len" for n in walk(test))
         ):
             return True
+    return False
+
+
+def ends_the_training(w: ScopeWalker, e: Event, lid: int) -> bool:
+    """The eval() is followed by ``break`` (or ``return``) in its block of the loop (early
+    stopping: load the best weights, test, stop) and nothing after the loop trains: no
+    training step comes after it."""
+    loop = w.loops[lid].node
+    if not _leaves_the_loop_after(loop, getattr(e.node, "lineno", 0)):
+        return False
+    end = getattr(loop, "end_lineno", None) or 10**9
+    return not any(is_training(x) and getattr(x.node, "lineno", 0) > end for x in w.events)
+
+
+def _leaves_the_loop_after(loop: ast.stmt, line: int) -> bool:
+    """A block of ``loop`` holds the statement at ``line`` and, after it, at its own level
+    or at an enclosing one inside the loop, a ``break`` or ``return``."""
+    blocks = [loop.body]  # type: ignore[attr-defined]
+    while blocks:
+        block = blocks.pop()
+        for index, stmt in enumerate(block):
+            if not stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+                continue
+            later = block[index + 1 :]
+            if any(isinstance(s, (ast.Break, ast.Return)) for s in later):
+                return True
+            if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                return False  # a break there ends the inner loop only
+            blocks += [getattr(stmt, name) for name in ("body", "orelse", "finalbody")
+                       if isinstance(getattr(stmt, name, None), list)]  # fmt: skip
+            blocks += [h.body for h in getattr(stmt, "handlers", [])]
     return False
 
 

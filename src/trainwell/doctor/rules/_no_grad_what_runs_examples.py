@@ -7,6 +7,32 @@ from __future__ import annotations
 
 from ._registry import Example
 
+# a measure written as a module that keeps nothing on self (TW011's examples use it too)
+METRIC_MODULE = """\
+class RMSE(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, fake, real):
+        return torch.sqrt(torch.mean((real - fake) ** 2))
+
+"""
+
+_POLICY_HELPER = """\
+def average_return(policy, env, episodes):
+    total = 0.0
+    for _ in range(episodes):
+        obs, done = env.reset(), False
+        while not done:
+            obs, reward, done, _ = env.step(policy(obs))
+            total += reward
+    return total / episodes
+
+for it in range(100):
+    agent.update()
+    print(average_return({policy}, env, 5))
+"""
+
 WHAT_RUNS_EXAMPLES = (
     Example(
         # the project's loss class is named plain Loss: a criterion, not a second model
@@ -26,6 +52,114 @@ WHAT_RUNS_EXAMPLES = (
             val_loss += criterion(preds, y).item()
         """,
         [],
+    ),
+    Example(
+        # a metric written as a module that keeps nothing on self (no weights, so no graph
+        # of its own): only the network's forward is inference without no_grad
+        "a_metric_module_without_weights_is_no_second_model",
+        METRIC_MODULE
+        + """\
+rmse = RMSE()
+net = Net()
+net.eval()
+for x, y in val_loader:
+    pred = net(x)
+    total += rmse(pred, y).item()
+        """,
+        [(12, "TW012")],
+    ),
+    Example(
+        # the same class keeping a layer on self has weights: a model of its own
+        "a_module_that_keeps_a_layer_is_a_model",
+        """\
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 1)
+
+            def forward(self, x):
+                return self.proj(x)
+
+        head = Head()
+        for x, y in val_loader:
+            score = head(x).mean().item()
+        """,
+        [(11, "TW012")],
+    ),
+    Example(
+        # a model that trains itself: its fit() method's test loop trains nothing
+        "the_test_loop_of_a_models_own_fit_method",
+        """\
+        class Dynamics(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.net(x)
+
+            def fit(self, train_loader, test_loader, optimizer, epochs):
+                for epoch in range(epochs):
+                    for x, y in train_loader:
+                        optimizer.zero_grad()
+                        F.mse_loss(self.forward(x), y).backward()
+                        optimizer.step()
+                    test_error = 0.0
+                    for x, y in test_loader:
+                        test_error += F.mse_loss(self.forward(x), y).item()
+        """,
+        [(17, "TW012")],
+    ),
+    Example(
+        # a method the model class inherits from its base class of the same file
+        "an_inherited_method_of_a_model_class",
+        """\
+        class VAE(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.Linear(4, 2)
+
+            def encode_batch(self, loader):
+                return torch.cat([self.encoder(x).detach().cpu() for x in loader]).numpy()
+
+        class ClusteringVAE(VAE):
+            def init_centroids(self, loader):
+                self.centroids.data.copy_(torch.from_numpy(self.encode_batch(loader)))
+
+        model = ClusteringVAE()
+        model.init_centroids(loader)
+        latent = model.encode_batch(loader)
+        """,
+        [(14, "TW012")],
+    ),
+    Example(
+        # the "policy" is the agent's get_action method, handed over as a function: its
+        # code (maybe under no_grad) is out of sight, so no model runs here by its name
+        "a_policy_function_handed_to_an_evaluation_helper",
+        _POLICY_HELPER.format(policy="agent.get_action"),
+        [],
+    ),
+    Example(
+        # ... the agent's actor network itself is a model: its rollout is inference
+        "a_policy_network_handed_to_an_evaluation_helper",
+        _POLICY_HELPER.format(policy="agent.actor"),
+        [(6, "TW012")],
+    ),
+    Example(
+        # one name, two models trained and tested in turn by a library's trainer: each
+        # model's test is an evaluation of its own
+        "two_models_tested_in_turn_under_one_name",
+        """\
+        solver = Solver(model=FeedForward(1, 1))
+        Trainer(solver).train()
+        model = solver.model
+        print(model(x_test).sub(y_test).abs().mean().item())
+        solver = Solver(model=FNO(1, 1))
+        Trainer(solver).train()
+        model = solver.model
+        print(model(x_test).sub(y_test).abs().mean().item())
+        """,
+        [(4, "TW012"), (8, "TW012")],
     ),
     Example(
         # an LLM wrapper's decode() with a tokenizer's keywords turns ids into text; the

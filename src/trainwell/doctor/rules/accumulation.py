@@ -136,7 +136,7 @@ def check_accumulation_scaling(w: ScopeWalker) -> None:
                 continue  # loss[key] = v / k over the dict's items, then loss["lm"].backward()
             if k is not None and _without_accumulation(w, back, k):
                 continue  # if k > 1: loss = loss / k ... else: loss.backward()
-            for node in _unscaled_nodes(back, undivided):
+            for node in _unscaled_nodes(back, undivided or _undivided_micro_loop(w, back, gate)):
                 if id(node) in flagged:
                     continue
                 flagged.add(id(node))
@@ -167,6 +167,22 @@ def _without_accumulation(w: ScopeWalker, back: Event, k: ast.expr) -> bool:
         if (at_most_one and branch == 1) or (just_one and branch == 0):
             return True
     return False
+
+
+def _undivided_micro_loop(w: ScopeWalker, back: Event, gate: tuple[int, int] | None) -> bool:
+    """``for a in range(virtual_batch_size): ... loss.backward()`` before the step: k is the
+    loop's count, and nothing in the file is divided by it."""
+    if gate is not None or not back.loops:
+        return False
+    loop = w.loops[back.loops[-1]]
+    iterated = getattr(loop.node, "iter", None)
+    if loop.kind != "micro" or not (isinstance(iterated, ast.Call) and iterated.args):
+        return False
+    if dotted(iterated.func) != "range" or len(iterated.args) > 1 or not dotted(iterated.args[0]):
+        return False  # range(0, n, micro): the count is not a name
+    if back.value is not None and V.SCALED in back.value.flags:
+        return False  # loss * micro / batch_size: scaled, by whatever
+    return not _k_divides_something(w, iterated.args[0])
 
 
 def _unscaled_nodes(back: Event, undivided: bool) -> list:

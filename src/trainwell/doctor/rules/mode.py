@@ -22,6 +22,7 @@ from ._common import (
 from ._mode_examples import MORE_EXAMPLES
 from ._mode_guards import (
     attack_only,
+    ends_the_training,
     frozen_right_after,
     on_last_pass,
     runs,
@@ -396,6 +397,8 @@ def check_eval_leak(w: ScopeWalker) -> None:
                     continue
                 if _mode_chosen_per_iteration(seq, e, key) or on_last_pass(w, e, lid):
                     continue
+                if ends_the_training(w, e, lid):
+                    continue  # early stopping: test the best weights, then break
                 if frozen_right_after(w, e, key):
                     continue  # net.eval(); for p in net.parameters(): p.requires_grad = False
                 if _leaks_into_training(w, seq, index, key):

@@ -23,11 +23,13 @@ from ..events import (
     Summary,
     compatible,
 )
+from ..flow_result import weightless_model
 from ..foreign import ForeignNode
 from ..graph_calls import PARAMETERLESS_LAYERS
 from ._common import (
     flow_of,
     frozen,
+    in_a_test_loop,
     in_training_iteration,
     inference_discards,
     is_module_method,
@@ -125,6 +127,7 @@ def _eval_region(w: ScopeWalker, index: int, e: Event, receiver: str) -> None:
         message = f"{forward.func}() (in {forward.path}:{forward.lineno}): {message}"
         silenced_at = (forward.path, forward.lineno)
     finding = RawFinding("TW012", line, col, message, silenced_at=silenced_at)
+    finding.model_param = _parameter_of(w, receiver)
     if via is not forward and silenced_at is None and isinstance(via, ast.Call):
         finding.at_call = _at_call(via, f"{dotted(via.func)}(...) runs {receiver}", message)
         finding.helper = _summary_at(w, via)
@@ -238,32 +241,35 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     that never call it are inference all the same.  The forward's output (followed through
     names, containers, returns and the functions of this file) must end only in numbers,
     indices, detached copies or logging; anything handed to code the analysis cannot see
-    counts as used.  A model's own method (``model.pi(x)``) is reported where it is called.
+    counts as used.  A model's own method (``model.pi(x)``) is reported where it is called,
+    unless it trains the model itself (``self.fit(...)``, with its own test loop).
     """
     _record_helper_uses(w)
     # (a scope with input gradients, a WGAN-GP's penalty or an attack, is followed all the
     # same: a forward whose output reaches autograd.grad() or backward() is used there)
-    if is_module_method(w) or _registers_hooks(w):
+    trains = any(is_training(e) for e in w.events)
+    if (is_module_method(w) and not trains) or _registers_hooks(w):
         return
     if _runs_a_model_that_needs_grad(w):
         return  # model.time_derivative(z) takes input gradients: autograd is needed
     input_gradients = InputGradients(w) if w.facts.grad_machinery else None
-    reported: set = set()
+    reported: dict[tuple, int] = {}  # block -> line of its finding
     reported_arms: dict[tuple, list] = {}  # the paths of the first finding of each block
     eval_rule = [  # what the eval() rule found (it runs first)
         c for c in w.fa.no_grad_candidates if EVAL_RULE_MARK in c[1].message
     ]
     by_node = {e.node: e for e in w.events}
-    trains = any(is_training(e) for e in w.events)
     for node, site in inference_discards(w):
         what = dotted(node.func) if isinstance(node, ast.Call) else None
         event = by_node.get(node)
+        if is_module_method(w) and (event is None or not in_a_test_loop(w, event)):
+            continue  # a model's own update (fit(), train()): only its test loop is inference
         model = (event.receiver if event is not None else None) or _method_owner(w, what)
         # one finding per model and inference block: the whole scope when it does not
         # train, else each loop (an evaluation inside the training loop, one after it) and
         # each stretch between training steps (a script that trains and tests two models
         # in turn under one name)
-        if _parameterless(w, model) or _built_parameterless(w, node):
+        if weightless_model(w, model) or _built_parameterless(w, node):
             continue  # nn.Upsample(...)(x): no weights, so no graph of its own
         if input_gradients is not None and input_gradients.any_wanted(node):
             continue  # x.requires_grad_(); out = model(x): the gradient of x is wanted
@@ -272,11 +278,14 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
         arm = _arm_of(w, event, reported_arms.get((model, loops, region), []))
         block = (model, loops, region, arm)
         parents = {(p, loops, region, arm) for p in _parents(model)}
-        if block in reported or parents & reported:
+        here = getattr(node, "lineno", 1)
+        if block in reported and _rebound(w, model, reported[block], here):
+            del reported[block]  # model = solver.model again: another model, evaluated anew
+        if block in reported or parents & reported.keys():
             continue  # model.generator(...) after model(...): the same model's inference
         if _reported_by_eval_rule(w, eval_rule, event, model, region):
             continue
-        reported.add(block)
+        reported[block] = here
         if event is not None and arm == 0:
             reported_arms.setdefault((model, loops, region), []).append(event.path)
         line = getattr(site, "lineno", 1)
@@ -312,7 +321,26 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
             finding.helper = _summary_at(w, node)
         finding.cut_returned = node in flow_of(w).cut_returned
         finding.every_call = event is not None and frozen(w, event)
+        finding.model_param = _parameter_of(w, model)
         w.fa.no_grad_candidates.append((_owner(w), finding))
+
+
+def _rebound(w: ScopeWalker, model: str | None, first: int, last: int) -> bool:
+    """The name holding ``model`` is assigned anew between two lines of the scope."""
+    root = (model or "").split(".")[0]
+    scope = w.func if w.func is not None else w.fa.tree
+    return bool(root) and any(
+        isinstance(n, ast.Assign)
+        and first < n.lineno < last
+        and any(isinstance(t, ast.Name) and t.id == root for t in n.targets)
+        for n in walk(scope)
+    )
+
+
+def _parameter_of(w: ScopeWalker, model: str | None) -> str | None:
+    """The scope's parameter that holds ``model`` (``policy`` for ``policy(obs)``)."""
+    root = (model or "").split(".")[0]
+    return root if root and root in w.params else None
 
 
 def _record_helper_uses(w: ScopeWalker) -> None:
@@ -536,11 +564,6 @@ def _built_parameterless(w: ScopeWalker, node: ast.AST) -> bool:
         return False
     built = w.fa.imports.resolve(node.func.func) or dotted(node.func.func) or ""
     return built.rpartition(".")[2] in PARAMETERLESS_LAYERS
-
-
-def _parameterless(w: ScopeWalker, model: str | None) -> bool:
-    value = w.lookup(model) if model else None
-    return value is not None and value.kind == V.MODEL and value.cls in PARAMETERLESS_LAYERS
 
 
 def _registers_hooks(w: ScopeWalker) -> bool:
