@@ -89,12 +89,12 @@ class CallResolution(ScopeState):
         values: dict[str, Value | None] = {}
         if not any(isinstance(a, ast.Starred) for a in call.args):
             for param, arg, value in zip(params, call.args, arg_vals, strict=False):
-                values[param] = _function_or(value, arg)
+                values[param] = _function_or(value, arg, param)
                 if passed_name(arg):
                     argmap[param] = passed_name(arg)  # type: ignore[assignment]
         for kw in call.keywords:
             if kw.arg in params:
-                values[kw.arg] = _function_or(kw_vals.get(kw.arg), kw.value)
+                values[kw.arg] = _function_or(kw_vals.get(kw.arg), kw.value, kw.arg)
                 if passed_name(kw.value):
                     argmap[kw.arg] = passed_name(kw.value)  # type: ignore[assignment]
         return argmap, values
@@ -421,10 +421,13 @@ def _sets_autograd(func: ast.AST) -> bool:
     )
 
 
-def _function_or(value: Value | None, arg: ast.expr) -> Value | None:
-    """What the caller passes: its value, or a function when its name says so."""
+def _function_or(value: Value | None, arg: ast.expr, param: str) -> Value | None:
+    """What the caller passes: its value, or a function when its name says so and the
+    parameter's name would make it a model (``policy`` given ``agent.get_action``)."""
     if value is None and V.names_a_function(arg):
-        return Value(V.FUNCTION)
+        by_name = V.value_from_name(param)
+        if by_name is not None and by_name.kind == V.MODEL:
+            return Value(V.FUNCTION)
     return value
 
 

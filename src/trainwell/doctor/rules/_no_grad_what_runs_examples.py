@@ -162,6 +162,17 @@ for x, y in val_loader:
         [(4, "TW012"), (8, "TW012")],
     ),
     Example(
+        # ... but the same model moved or compiled under its name is one evaluation
+        "one_model_rebound_to_itself_is_one_evaluation",
+        """\
+        model = Net()
+        print(model(x_val).mean().item())
+        model = torch.compile(model)
+        print(model(x_test).mean().item())
+        """,
+        [(2, "TW012")],
+    ),
+    Example(
         # an LLM wrapper's decode() with a tokenizer's keywords turns ids into text; the
         # autoencoder's decode(z) is a forward
         "a_wrappers_tokenizer_decode_is_no_forward",

@@ -326,13 +326,15 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
 
 
 def _rebound(w: ScopeWalker, model: str | None, first: int, last: int) -> bool:
-    """The name holding ``model`` is assigned anew between two lines of the scope."""
+    """The name holding ``model`` is bound to another object between two lines of the scope
+    (``model = solver.model``; not ``model = model.cuda()``, the same model)."""
     root = (model or "").split(".")[0]
     scope = w.func if w.func is not None else w.fa.tree
     return bool(root) and any(
         isinstance(n, ast.Assign)
         and first < n.lineno < last
         and any(isinstance(t, ast.Name) and t.id == root for t in n.targets)
+        and not any(isinstance(v, ast.Name) and v.id == root for v in walk(n.value))
         for n in walk(scope)
     )
 
