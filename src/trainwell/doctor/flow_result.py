@@ -101,11 +101,17 @@ def of_known_class(w: FlowContext, receiver: str | None) -> bool:
 def weightless(w: FlowContext, e: Event) -> bool:
     """``nn.Sigmoid()(preds)``, ``self.pool(x)`` with ``self.pool = nn.MaxPool2d(2)``: a
     layer without weights records a graph only of what its input carries."""
-    node = e.node
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Call):
-        built = w.fa.imports.resolve(node.func.func) or dotted(node.func.func) or ""
-        return built.rpartition(".")[2] in PARAMETERLESS_LAYERS
+    if isinstance(e.node, ast.Call) and isinstance(e.node.func, ast.Call):
+        return built_parameterless(w, e.node)
     return weightless_model(w, e.receiver)
+
+
+def built_parameterless(w: FlowContext, node: ast.AST) -> bool:
+    """``nn.Upsample(size=...)(x)``: a layer without parameters built and run at once."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Call)):
+        return False
+    built = w.fa.imports.resolve(node.func.func) or dotted(node.func.func) or ""
+    return built.rpartition(".")[2] in PARAMETERLESS_LAYERS
 
 
 def graph_source(w: FlowContext, e: Event) -> ast.AST | None:

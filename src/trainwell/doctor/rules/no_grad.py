@@ -23,9 +23,8 @@ from ..events import (
     Summary,
     compatible,
 )
-from ..flow_result import weightless_model
+from ..flow_result import built_parameterless, weightless_model
 from ..foreign import ForeignNode
-from ..graph_calls import PARAMETERLESS_LAYERS
 from ._common import (
     flow_of,
     frozen,
@@ -269,7 +268,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
         # train, else each loop (an evaluation inside the training loop, one after it) and
         # each stretch between training steps (a script that trains and tests two models
         # in turn under one name)
-        if weightless_model(w, model) or _built_parameterless(w, node):
+        if weightless_model(w, model) or built_parameterless(w, node):
             continue  # nn.Upsample(...)(x): no weights, so no graph of its own
         if input_gradients is not None and input_gradients.any_wanted(node):
             continue  # x.requires_grad_(); out = model(x): the gradient of x is wanted
@@ -555,17 +554,6 @@ def _parents(model: str | None) -> list[str]:
     """``a`` and ``a.b`` for ``a.b.c``: the models a submodule's forward belongs to."""
     parts = (model or "").split(".")
     return [".".join(parts[:i]) for i in range(1, len(parts))]
-
-
-# torch.nn layers without parameters: their forward records no graph of its own
-
-
-def _built_parameterless(w: ScopeWalker, node: ast.AST) -> bool:
-    """``nn.Upsample(size=...)(x)``: a layer without parameters built and run at once."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Call)):
-        return False
-    built = w.fa.imports.resolve(node.func.func) or dotted(node.func.func) or ""
-    return built.rpartition(".")[2] in PARAMETERLESS_LAYERS
 
 
 def _registers_hooks(w: ScopeWalker) -> bool:
