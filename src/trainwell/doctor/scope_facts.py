@@ -166,3 +166,33 @@ def _parameter_loop_names(scope: ast.AST) -> set[str]:
 def is_strategy(name: str | None) -> bool:
     """trainwell's strategy object (``strategy.backward(loss, precision, model, last=...)``)."""
     return "strategy" in last_part(name).lower()
+
+
+def hand_made_parameters(tree: ast.Module) -> set[str]:
+    """Module-level names of tensors made to require gradients by hand."""
+    names: set[str] = set()
+    for node in tree.body:
+        value = node.value if isinstance(node, (ast.Assign, ast.Expr)) else None
+        if isinstance(node, ast.Assign) and isinstance(value, ast.Call):
+            made = (
+                any(
+                    k.arg == "requires_grad"
+                    and isinstance(k.value, ast.Constant)
+                    and k.value.value is True
+                    for k in value.keywords
+                )
+                or last_part(dotted(value.func)) == "Parameter"
+            )
+            if made:
+                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "requires_grad_"
+            and isinstance(value.func.value, ast.Name)
+            and not (
+                value.args and isinstance(value.args[0], ast.Constant) and not value.args[0].value
+            )
+        ):
+            names.add(value.func.value.id)
+    return names

@@ -32,6 +32,7 @@ from ..events import (
 )
 from ..grad_flow import GraphFlow, graph_flow
 from ..graph_calls import decide
+from ..scope_facts import hand_made_parameters
 from ..values import Value
 from ._frozen import bound_in, frozen_parameters_at
 
@@ -240,9 +241,11 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
         if node in flow.data_input and frozen_parameters_at(w, event):
             continue
         # a second forward of the step itself (the batch accuracy of the model being
-        # trained, in train mode): the step's business too; after eval() it is evaluation
+        # trained, in train mode): the step's business too; after eval() it is evaluation,
+        # and so is a forward after the iteration's update (a validation batch drawn
+        # after optimizer.step())
         phase = flow.phase_of.get(node)
-        in_step = in_training_iteration(w, event, {phase[0]: phase[1]} if phase else {})
+        in_step = in_training_iteration(w, event, {phase[0]: phase[1]} if phase else {}, True)
         if in_step and not (_after_eval(w, event) or frozen(w, event)):
             continue
         kept.append((node, site))
@@ -255,7 +258,7 @@ def _function_model(w: ScopeWalker) -> bool:
     func = w.func
     if func is None or w.cls is not None or any(is_training(e) for e in w.events):
         return False
-    params = _hand_made_parameters(w.fa.tree)
+    params = hand_made_parameters(w.fa.tree)
     if not params:
         return False
     local = bound_in(func) | set(w.params)
@@ -269,43 +272,17 @@ def _function_model(w: ScopeWalker) -> bool:
     return bool((returned - local) & params)
 
 
-def _hand_made_parameters(tree: ast.Module) -> set[str]:
-    """Module-level names of tensors made to require gradients by hand."""
-    names: set[str] = set()
-    for node in tree.body:
-        value = node.value if isinstance(node, (ast.Assign, ast.Expr)) else None
-        if isinstance(node, ast.Assign) and isinstance(value, ast.Call):
-            made = (
-                any(
-                    k.arg == "requires_grad"
-                    and isinstance(k.value, ast.Constant)
-                    and k.value.value is True
-                    for k in value.keywords
-                )
-                or last_part(dotted(value.func)) == "Parameter"
-            )
-            if made:
-                names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-        elif (
-            isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Attribute)
-            and value.func.attr == "requires_grad_"
-            and isinstance(value.func.value, ast.Name)
-            and not (
-                value.args and isinstance(value.args[0], ast.Constant) and not value.args[0].value
-            )
-        ):
-            names.add(value.func.value.id)
-    return names
-
-
-def in_training_iteration(w: ScopeWalker, event: Event, assume: dict[str, str]) -> bool:
-    """A backward() or step() runs in the same loop iteration and branch as ``event``."""
+def in_training_iteration(
+    w: ScopeWalker, event: Event, assume: dict[str, str], later: bool = False
+) -> bool:
+    """A backward() or step() runs in the same loop iteration and branch as ``event``
+    (``later``: after it, so that ``event`` comes before the iteration's update)."""
     return any(
         e.kind in {BACKWARD, STEP}
         and e.loops == event.loops
         and is_prefix(event.path, e.path)
         and not _dead_in_phase(w, e, assume)
+        and (not later or e.seq > event.seq)
         for e in w.events
     )
 

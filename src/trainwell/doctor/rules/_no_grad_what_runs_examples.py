@@ -279,4 +279,48 @@ for x, y in val_loader:
         """,
         [],
     ),
+    Example(
+        # a validation batch drawn inside the training loop after optimizer.step(): the
+        # update is done, so nothing of this forward can reach its backward()
+        "a_validation_batch_after_the_update_in_the_training_loop",
+        """\
+        class Recurrent(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.cell = nn.Linear(4, 4)
+
+            def loop(self, inputs):
+                h = torch.zeros(4)
+                for i in range(inputs.size(1)):
+                    h = self.cell(inputs[:, i]) + h
+                return h
+
+        model = Recurrent()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x, y in train_loader:
+            loss = F.mse_loss(model.loop(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            x_val, y_val = next(val_iter)
+            h = model.loop(x_val)
+            val_losses.append(F.mse_loss(h, y_val).data)
+        """,
+        [(20, "TW012")],
+    ),
+    Example(
+        # the batch accuracy computed before the update: the step's own business
+        "a_batch_accuracy_before_the_update_in_the_training_loop",
+        """\
+        model = torch.nn.Linear(4, 2)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for x, y in train_loader:
+            loss = criterion(model(x), y)
+            correct += (model(x).argmax(1) == y).sum().item()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        """,
+        [],
+    ),
 )
