@@ -33,8 +33,16 @@ from .events import (
     Summary,
 )
 from .mode_switch import switches_off_grad
-from .scope_facts import is_strategy
-from .scope_state import NOTHING, ClassInfo, ScopeState, arg_names, container_of, keeps_nothing
+from .scope_facts import is_strategy, turns_autograd_off
+from .scope_state import (
+    NOTHING,
+    ClassInfo,
+    ScopeState,
+    arg_names,
+    class_method,
+    container_of,
+    keeps_nothing,
+)
 from .values import Value
 
 CLIP_FUNCTIONS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_"}
@@ -71,6 +79,10 @@ class CallEffects(ScopeState):
     ) -> object:
         recv_name = dotted(recv_node)
         kind = recv_val.kind if recv_val is not None else None
+        if method == "backward" and _an_inverse_pass(call, recv_val, arg_vals):
+            # samples, log_det = flow.backward(u): a normalizing flow's inverse, a forward
+            self.emit(FORWARD, call, receiver=self.model_key(recv_name))
+            return self._model_output(recv_val)  # type: ignore[arg-type]
         if method == "backward":
             return self._backward(call, recv_node, recv_name, recv_val, arg_vals)
         if method == "step":
@@ -118,6 +130,10 @@ class CallEffects(ScopeState):
             # ddp.module(x): the model; net.forward_masks(x), forward_features(x): a forward
             if _tokenizer_call(call, method):
                 return NOTHING  # model.decode(ids, skip_special_tokens=True): text, no forward
+            if (method in FORWARD_METHODS or method.startswith("forward_")) and any(
+                turns_autograd_off(own) for own in self._own_methods(recv, method)
+            ):
+                return NOTHING  # its own no_grad inside: followed as the model's method
             if method in FORWARD_METHODS or method == "module" or method.startswith("forward_"):
                 self.emit(FORWARD, call, receiver=self.model_key(recv_name))
                 return self._model_output(recv)
@@ -375,6 +391,15 @@ class CallEffects(ScopeState):
             return
         self.emit(OPAQUE, call, args=arg_names(call))
 
+    def _own_methods(self, model: Value, method: str) -> list[ast.FunctionDef]:
+        """The definitions of ``method`` a model of this file may run: its class's, or, of
+        a model whose class is not known, those of the file's module classes."""
+        classes = (
+            [model.cls] if model.cls else [n for n, c in self.fa.classes.items() if c.is_module]
+        )
+        found = [class_method(self.fa.classes, cls, method) for cls in classes]
+        return [f for f in found if isinstance(f, ast.FunctionDef)]
+
     def _model_output(self, model: Value) -> Value:
         flags = model.flags & {V.SOFTMAX, V.LOG_SOFTMAX}
         if model.cls in self.fa.classes:
@@ -486,3 +511,13 @@ def is_loss_module(name: str) -> bool:
     """A module class of the project named as a loss: ``FocalLoss``, and, a class
     being known for one, ``yoloLoss`` or ``yolo_loss`` too."""
     return is_loss_class(name) or (name[:1].islower() and name.lower().endswith("loss"))
+
+
+def _an_inverse_pass(call: ast.Call, model: Value | None, arg_vals: list[Value | None]) -> bool:
+    """``model.backward(u)`` on a model of the file's own (no DeepSpeed engine) with a tensor
+    that is no loss: the inverse pass of a normalizing flow, named ``backward``."""
+    if model is None or model.kind != V.MODEL or model.alias is not None or not call.args:
+        return False
+    data = arg_vals[0]
+    named = (dotted(call.args[0]) or "").lower()
+    return data is not None and data.kind in {V.TENSOR, V.BATCH} and "loss" not in named

@@ -4,14 +4,15 @@ tracks (origins and their fates), and what it finds in one scope."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from . import values as V
 from ._astutil import dotted, walk
-from .events import CALL, FORWARD, Event
-from .graph_calls import PARAMETERLESS_LAYERS
-from .scope_state import ClassInfo, FileContext, keeps_nothing
+from .events import CALL, FORWARD, Event, Summary
+from .graph_calls import NOT_FOLLOWED_METHODS, PARAMETERLESS_LAYERS
+from .scope_facts import turns_autograd_off
+from .scope_state import ClassInfo, FileContext, class_method, keeps_nothing
 
 GRAPH_LABEL = "@graph"  # in Summary.return_positions: the callee's own forward's graph
 BACKWARD_FATE = "backward"
@@ -164,3 +165,59 @@ def detached_params(w: FlowContext) -> set[str]:
             if name in w.params:
                 found.add(name)
     return found
+
+
+def kept_for_training(w: FlowContext, kept_on_self: dict[str, set[Origin]], node: ast.AST) -> bool:
+    """A detached value of ``node`` kept on the object (``self.memory["advantage"] +=
+    advantages``) that a method of its class reads as data where it runs ``backward()``:
+    a target, a GAE advantage, built with autograd on but the update's business."""
+    kept = {attr for attr, origins in kept_on_self.items() if any(o.node is node for o in origins)}
+    return bool(kept & _read_where_trained(w))
+
+
+def _read_where_trained(w: FlowContext) -> set[str]:
+    """Attributes of ``self`` that the class's training methods read as data (an operand,
+    an argument), not only as the receiver of a method (``self.history[k].append(v)``)."""
+    cls = getattr(w, "cls", None)
+    if cls is None:
+        return set()
+    found: set[str] = set()
+    for method in cls.node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        calls = [n for n in ast.walk(method) if isinstance(n, ast.Call)]
+        if not any(isinstance(c.func, ast.Attribute) and c.func.attr == "backward" for c in calls):
+            continue
+        receivers = {id(c.func.value) for c in calls if isinstance(c.func, ast.Attribute)}
+        for node in ast.walk(method):
+            if isinstance(node, (ast.BinOp, ast.Call)):
+                operands = [node.left, node.right] if isinstance(node, ast.BinOp) else node.args
+                for operand in operands:
+                    while isinstance(operand, ast.Subscript) and id(operand) not in receivers:
+                        operand = operand.value
+                    parts = (dotted(operand) or "").split(".")
+                    if len(parts) == 2 and parts[0] == "self" and id(operand) not in receivers:
+                        found.add(parts[1])
+    return found
+
+
+def model_method(w: FlowContext, func: ast.Attribute) -> Summary | None:
+    """``model.pi`` where ``model`` is an instance of a module class of this file."""
+    value = w.chosen_class(w.lookup(dotted(func.value)), func.attr)
+    if value is None or value.kind != V.MODEL:
+        return None
+    if value.cls not in w.fa.classes:  # a model class of another file
+        foreign = w.fa.foreign_objects.get(value.cls or "")
+        if foreign is None or not foreign.is_module:
+            return None  # a plain class's method is no forward of a model
+        exported = foreign.methods.get(func.attr)
+        return exported.summary if exported is not None else None
+    method = class_method(w.fa.classes, value.cls, func.attr)
+    if method is None or func.attr in NOT_FOLLOWED_METHODS:
+        return None
+    summary = w.fa.summary_of(method)
+    if summary is not None and turns_autograd_off(method):
+        # forward_classifier(batch, train=False) runs its forward under no_grad inside:
+        # what it returns carries a graph on some calls only
+        return replace(summary, returns_graph=False)
+    return summary

@@ -37,6 +37,8 @@ from .flow_result import (
     Taint,
     detached_params,
     graph_source,
+    kept_for_training,
+    model_method,
     of_known_class,
 )
 from .graph_calls import (
@@ -49,7 +51,6 @@ from .graph_calls import (
     CUTTING_METHODS,
     GRAD_FUNCTIONS,
     HOST_READS,
-    NOT_FOLLOWED_METHODS,
     PURE_LIBRARIES,
     SHAPE_READS,
     VALUE_KEEPING,
@@ -63,7 +64,6 @@ from .graph_calls import (
     own_statements,
     phase_loops,
 )
-from .scope_state import class_method
 
 
 def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
@@ -168,7 +168,7 @@ def _discards(flow: _Flow) -> list[tuple[ast.AST, ast.AST]]:
             if any(
                 BACKWARD_FATE in flow.fates.get(Origin(node, cut=True, host=host), ())
                 for host in (False, True)
-            ):
+            ) or kept_for_training(flow.w, flow.kept_on_self, node):
                 flow.feeds_training.add(node)
             found.append((node, site))
     return found + [(call, call) for call in flow.discarding]
@@ -192,6 +192,8 @@ class _Flow:
         self.sunk: set[Origin] = set()
         # discarded forwards whose cut values still feed a backward(): targets, baselines
         self.feeds_training: set[ast.AST] = set()
+        # detached values kept on the object, by attribute (``self.memory["td"] = td.data``)
+        self.kept_on_self: dict[str, set[Origin]] = {}
         # forwards of a model whose class is known: a shape read of their output only
         # sizes something (``normal.sample(action.shape)``); of a name taken for a model,
         # it may be all that shows the object is no model at all
@@ -355,6 +357,7 @@ class _Flow:
         if isinstance(target, ast.Attribute):
             self.ev(target.value)
             self.fate(taint, ESCAPE_FATE)  # obj.attr = out: whoever holds obj may use it
+            self.keep_on_self(target, taint)
             name = dotted(target)
             if name is not None:
                 self.env[name] = taint
@@ -372,6 +375,13 @@ class _Flow:
             self.env[container.id] = self.env.get(container.id, CLEAN) | taint
         else:
             self.fate(taint, ESCAPE_FATE)
+            self.keep_on_self(container, taint)
+
+    def keep_on_self(self, target: ast.expr, taint: Taint) -> None:
+        """Detached values stored on the object: a method of its class may train on them."""
+        parts = (dotted(target) or "").split(".")
+        if len(parts) > 1 and parts[0] == "self":
+            self.kept_on_self.setdefault(parts[1], set()).update(o for o in taint if o.cut)
 
     # -- expressions ----------------------------------------------------------------------
     def ev(self, node: ast.AST | None) -> Taint:
@@ -450,7 +460,7 @@ class _Flow:
             return CLEAN
         summary = self.summaries.get(call)
         if summary is None and isinstance(func, ast.Attribute):
-            summary = self.model_method(func)
+            summary = model_method(self.w, func)
             if summary is not None and summary.returns_graph and self.grad_on.get(call, False):
                 self.sites[call] = call  # model.pi(x): the model's own method runs forward
                 self.reached.add(call)
@@ -491,26 +501,12 @@ class _Flow:
                 return own
         if tail in CUTTING_FUNCTIONS or is_metric(tail):
             return own | self.cut(passed, tail in VALUE_KEEPING, to_host=True)
+        if name.startswith("sklearn."):  # roc_auc_score(labels, scores): NumPy and floats
+            return own | self.cut(passed, True, to_host=True)
         if call in self.sources or self._is_pure(name, func):
             return own | passed
         self.fate(passed, ESCAPE_FATE)  # unknown code: it may keep it for a backward
         return own | passed | receiver
-
-    def model_method(self, func: ast.Attribute) -> Summary | None:
-        """``model.pi`` where ``model`` is an instance of a module class of this file."""
-        value = self.w.chosen_class(self.w.lookup(dotted(func.value)), func.attr)
-        if value is None or value.kind != V.MODEL:
-            return None
-        if value.cls not in self.w.fa.classes:  # a model class of another file
-            foreign = self.w.fa.foreign_objects.get(value.cls or "")
-            if foreign is None or not foreign.is_module:
-                return None  # a plain class's method is no forward of a model
-            exported = foreign.methods.get(func.attr)
-            return exported.summary if exported is not None else None
-        method = class_method(self.w.fa.classes, value.cls, func.attr)
-        if method is None or func.attr in NOT_FOLLOWED_METHODS:
-            return None
-        return self.w.fa.summary_of(method)
 
     def through_summary(
         self, call: ast.Call, summary: Summary, receiver: Taint, arg_taints: list[Taint]

@@ -196,3 +196,19 @@ def hand_made_parameters(tree: ast.Module) -> set[str]:
         ):
             names.add(value.func.value.id)
     return names
+
+
+def turns_autograd_off(func: ast.AST) -> bool:
+    """The function runs some of its code under ``torch.no_grad()`` / ``inference_mode()``
+    (a block or a decorator): what it returns may or may not carry a graph."""
+    for node in ast.walk(func):
+        exprs: list[ast.expr] = []
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            exprs = [item.context_expr for item in node.items]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            exprs = list(node.decorator_list)
+        for expr in exprs:
+            target = expr.func if isinstance(expr, ast.Call) else expr
+            if last_part(dotted(target)) in {"no_grad", "inference_mode"}:
+                return True
+    return False

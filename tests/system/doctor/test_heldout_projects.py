@@ -128,19 +128,19 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     # (0.83 / 0.70: a training function a parameter switches off, a library's Lightning
     # callbacks and solvers)
     "heldout68": (37, {"2.5": (0.99, 0.83), "2.6": (0.99, 0.70)}),
-    # (0.64 / 0.30: helpers run only by other files of their project (a trainer's validate(),
+    # (0.65 / 0.30: helpers run only by other files of their project (a trainer's validate(),
     # an evaluator's methods), a model handed to a test function under a name the analysis
     # does not take for a model)
-    "heldout69": (26, {"2.5": (0.99, 0.64), "2.6": (0.99, 0.30)}),
-    # (0.83 / 0.83: an evaluation helper reached from two scored files, a mode leak through a
-    # test() of another file)
-    "heldout70": (21, {"2.5": (0.94, 0.94), "2.6": (0.83, 0.83)}),
-    # (0.65 / 0.38: policies run inside Ray actors and cross-file action selectors, a flow's
-    # inverse pass named backward(), a network's methods run by another file)
-    "heldout71": (34, {"2.5": (0.95, 0.65), "2.6": (0.87, 0.38)}),
-    # (0.77 / 0.58: helpers run only by other files of their project, an initialisation
-    # forward inside a model's own fit())
-    "heldout72": (28, {"2.5": (0.92, 0.82), "2.6": (0.77, 0.58)}),
+    "heldout69": (26, {"2.5": (0.99, 0.65), "2.6": (0.99, 0.30)}),
+    # (0.94 / 0.85: an evaluation helper's forward said at a module-level call where the
+    # label puts it at the helper's call)
+    "heldout70": (21, {"2.5": (0.94, 0.99), "2.6": (0.85, 0.99)}),
+    # (0.68 / 0.44: policies run inside Ray actors and cross-file action selectors, a
+    # network's methods run only by another file)
+    "heldout71": (34, {"2.5": (0.99, 0.68), "2.6": (0.99, 0.44)}),
+    # (0.92 / 0.79: a MAML meta-batch summed without dividing, an evaluation said at the
+    # second of two calls; 0.86 / 0.66: helpers run only by other files of their project)
+    "heldout72": (28, {"2.5": (0.92, 0.86), "2.6": (0.79, 0.66)}),
 }
 
 

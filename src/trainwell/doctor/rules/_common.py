@@ -41,6 +41,8 @@ _HARMLESS_CALLS = {
     "print", "len", "isinstance", "str", "repr", "type", "id", "hasattr", "getattr", "float",
     "int", "sum", "enumerate", "zip", "range", "list", "dict", "tuple", "max", "min", "abs",
     "round", "sorted", "format", "iter", "next", "vars",
+    # a model saved or copied keeps its mode
+    "torch.save", "pickle.dump", "copy.deepcopy",
 }  # fmt: skip
 
 
@@ -108,7 +110,8 @@ def mode_effects(w: ScopeWalker, e: Event) -> Iterator[tuple[str, ModeEffect]]:
                 yield mapped, effect
     elif e.kind in {CALL, OPAQUE}:
         func = e.node.func if isinstance(e.node, ast.Call) else None
-        if dotted(func) in _HARMLESS_CALLS:
+        name = (w.fa.imports.resolve(func) if func is not None else None) or dotted(func)
+        if name in _HARMLESS_CALLS:
             return
         for arg in e.args:
             yield w.model_key(arg) or arg, ModeEffect(final="unknown")

@@ -418,4 +418,32 @@ MORE_EXAMPLES = (
         _EARLY_STOP.format(after=_SECOND_PHASE),
         [(9, "TW010")],
     ),
+    Example(
+        # a checkpoint saved with torch.save() after the test: saving keeps the eval mode
+        "eval_in_a_test_helper_then_the_model_saved",
+        """\
+        def train(loader, model, optimizer):
+            for x, y in loader:
+                loss = F.mse_loss(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+
+        def test(loader, model):
+            model.eval()
+            with torch.no_grad():
+                return sum(float(F.l1_loss(model(x), y)) for x, y in loader)
+
+        def save_model(path, model):
+            torch.save(model, path)
+
+        model = nn.Linear(4, 1)
+        optimizer = torch.optim.Adam(model.parameters())
+        for epoch in range(10):
+            train(train_loader, model, optimizer)
+            test(val_loader, model)
+            save_model(f"{epoch}.pth", model)
+        """,
+        [(20, "TW010")],
+    ),
 )

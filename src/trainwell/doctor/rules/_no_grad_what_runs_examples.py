@@ -323,4 +323,147 @@ for x, y in val_loader:
         """,
         [],
     ),
+    Example(
+        # a normalizing flow's inverse pass is named backward(): samples drawn with it
+        "a_flows_inverse_pass_named_backward",
+        """\
+        def sample_digits(model, n):
+            model.eval()
+            u = torch.zeros(n, 784).normal_(0, 1)
+            samples, log_det = model.backward(u)
+            return samples.detach().cpu().numpy()
+
+        print(sample_digits(flow_model, 80))
+        """,
+        [(4, "TW012")],
+    ),
+    Example(
+        # a DeepSpeed engine's backward(loss) is autograd's: the step trains
+        "a_deepspeed_engines_backward_of_the_loss",
+        """\
+        engine, optimizer, _, _ = deepspeed.initialize(model=net, config=cfg)
+        for batch in loader:
+            out = engine(batch["x"])
+            loss = F.cross_entropy(out, batch["y"])
+            engine.backward(loss)
+            engine.step()
+        model = net
+        model.train()
+        for x, y in loader:
+            loss = (model(x) - y).pow(2).mean()
+            model.backward(loss)
+        """,
+        [],
+    ),
+    Example(
+        # scikit-learn's metrics return NumPy values and floats: what reaches them is read
+        "scores_read_only_by_a_scikit_learn_metric",
+        """\
+        from sklearn.metrics import roc_auc_score
+
+        class Tester:
+            def __init__(self, model):
+                self.model = model
+
+            def test(self, loader):
+                labels, scores = [], []
+                for x, y in loader:
+                    labels.append(y)
+                    scores.append(self.model(x)[:, 1])
+                return roc_auc_score(torch.cat(labels), torch.cat(scores))
+
+        tester = Tester(torch.nn.Linear(4, 2))
+        save_aucs(tester.test(val_loader), "aucs.txt")
+        """,
+        [(11, "TW012")],
+    ),
+    Example(
+        # the model's own forward_classifier() runs its evaluation branch under no_grad
+        "a_model_method_with_its_own_no_grad_branch_read_by_a_metric",
+        """\
+        from sklearn.metrics import roc_auc_score
+
+        class GNN(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mlp = nn.Linear(8, 2)
+
+            def forward_classifier(self, batch, train):
+                x, y = batch
+                if train:
+                    return F.cross_entropy(self.mlp(x), y)
+                with torch.no_grad():
+                    scores = self.mlp(x).softmax(1)[:, 1]
+                return scores.cpu().numpy(), y.cpu().numpy()
+
+        def test(model, batches):
+            scores, labels = [], []
+            for batch in batches:
+                s, y = model.forward_classifier(batch, train=False)
+                scores.append(s)
+                labels.append(y)
+            return roc_auc_score(np.concatenate(labels), np.concatenate(scores))
+
+        save_result(test(GNN(), test_batches), "auc.txt")
+        """,
+        [],
+    ),
+    Example(
+        # GAE targets built with the value head, kept on the agent, read by its update
+        "targets_kept_on_the_object_for_its_update",
+        """\
+        class Agent:
+            def __init__(self):
+                self.critic = nn.Linear(4, 1)
+                self.opt = torch.optim.Adam(self.critic.parameters())
+                self.memory = {"state": [], "target": None, "advantage": []}
+
+            def finish_path(self, rewards, next_states, states):
+                target = rewards + 0.99 * self.critic(next_states)
+                delta = (target - self.critic(states)).detach().numpy()
+                self.memory["target"] = target.data
+                self.memory["advantage"] += list(delta)
+
+            def update(self):
+                v = self.critic(torch.stack(self.memory["state"]))
+                adv = torch.tensor(self.memory["advantage"])
+                loss = (v - self.memory["target"]).pow(2).mean() - adv.mean()
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+
+        agent = Agent()
+        for episode in range(100):
+            rewards, next_states, states = play(agent)
+            agent.finish_path(rewards, next_states, states)
+            agent.update()
+        """,
+        [],
+    ),
+    Example(
+        # a validation method that keeps its numbers on the trainer: still inference
+        "validation_numbers_kept_on_a_trainer_that_trains",
+        """\
+        class Trainer:
+            def __init__(self, model):
+                self.model = model
+                self.opt = torch.optim.Adam(model.parameters())
+                self.history = {"val": []}
+
+            def validate(self, loader):
+                for x, y in loader:
+                    loss = F.mse_loss(self.model(x), y)
+                    self.history["val"].append(loss.item())
+
+            def fit(self, loader, val_loader):
+                for x, y in loader:
+                    loss = F.mse_loss(self.model(x), y)
+                    self.history["val"].append(0.0)
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+                self.validate(val_loader)
+        """,
+        [(9, "TW012")],
+    ),
 )
