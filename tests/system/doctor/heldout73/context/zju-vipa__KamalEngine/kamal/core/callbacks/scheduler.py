@@ -1,0 +1,32 @@
+# Copyright 2020 Zhejiang Lab. All Rights Reserved.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+# =============================================================
+
+from .base import Callback
+from typing import Sequence
+
+class LRSchedulerCallback(Callback):
+    r""" LR scheduler callback
+    """
+    def __init__(self, schedulers=None):
+        super(LRSchedulerCallback, self).__init__()
+        if not isinstance(schedulers, Sequence):
+            schedulers = ( schedulers, )
+        self._schedulers = schedulers
+
+    def __call__(self, trainer):
+        if self._schedulers is None:
+            return
+        for sched in self._schedulers:
+            sched.step()
