@@ -28,7 +28,14 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from . import values as V
-from ._astutil import Imports, dotted, last_part, names_in, walk
+from ._astutil import Imports, dotted, names_in, walk
+from .class_facts import (
+    binds_self,
+    classes_built,
+    evident_models,
+    is_module_base,
+    takes_input_gradients,
+)
 from .events import RawFinding, Summary
 from .foreign import Foreign, ForeignClass, ForeignNode
 from .handover import remote_functions
@@ -45,71 +52,13 @@ from .run_sites import (
     callbacks_of,
     entry_points_of,
     grad_off_for_good,
+    lightning_hooks,
     node_at,
 )
 from .scope_facts import ScopeFacts, scope_facts
 from .scope_state import ClassInfo, WalkHooks
 from .statements import StatementWalker
 from .values import Value, merge
-
-
-def _is_module_base(base: ast.expr, imports: Imports, local_modules: set[str]) -> bool:
-    name = imports.resolve(base) or ""
-    tail = last_part(name)
-    if tail in local_modules:
-        return True
-    if tail in {"Module", "LightningModule", "PreTrainedModel"}:
-        return True
-    # any nn layer class: ``class Layer(nn.Linear)`` is an nn.Module too
-    return name.startswith("torch.nn.") and name.count(".") == 2 and tail[:1].isupper()
-
-
-_MODULE_ONLY_METHODS = {
-    "eval", "parameters", "named_parameters", "modules", "children", "named_modules",
-    "requires_grad_",
-}  # fmt: skip
-
-
-def _evident_models(nodes: list[ast.AST]) -> set[str]:
-    """Names on which a method only an nn.Module has is called."""
-    found: set[str] = set()
-    for node in nodes:
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _MODULE_ONLY_METHODS
-            and not node.args
-        ):
-            name = dotted(node.func.value)
-            if name:
-                found.add(name)
-    return found
-
-
-def _binds_self(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """The function has a ``self`` of its own (a parameter), not its enclosing method's."""
-    args = func.args
-    return any(a.arg in {"self", "cls"} for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
-
-
-def _classes_built(node: ast.ClassDef) -> set[str]:
-    """Names of the classes its methods instantiate (``self.hnn = HNN(...)``)."""
-    return {
-        n.func.id
-        for n in walk(node)
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id[:1].isupper()
-    }
-
-
-def _takes_input_gradients(node: ast.ClassDef) -> bool:
-    """A method calls ``torch.autograd.grad`` (or ``autograd.grad``)."""
-    return any(
-        isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and n.func.attr == "grad"
-        and dotted(n.func.value) in {"torch.autograd", "autograd"}
-        for n in walk(node)
-    )
 
 
 class Checks(WalkHooks, Protocol):
@@ -213,13 +162,14 @@ class FileAnalysis:
         self.step_fns: set[ast.AST] = set()
         # names the file treats as modules (``G.eval()``, ``G.parameters()``) whatever their
         # class: a class the analysis cannot see (``from models import *``) is a model then
-        self.evident_models: set[str] = _evident_models(self.nodes)
+        self.evident_models: set[str] = evident_models(self.nodes)
         # names only ever bound to False (``USE_AMP = False`` in both arms of a try): an
         # ``if USE_AMP:`` arm never runs
         self.false_flags: set[str] = _false_flags(self.nodes)
         self._index()
         self.entry_points: set[ast.AST] = entry_points_of(self.tree, self.functions, self.imports)
         self.entry_points |= remote_functions(self.tree)  # @ray.remote: run in a worker
+        self.entry_points |= lightning_hooks(self.tree, self.imports)  # the Trainer runs them
         self.callbacks: set[str] = callbacks_of(self.nodes, self.functions)
 
     # -- indexing -------------------------------------------------------------------------
@@ -236,7 +186,7 @@ class FileAnalysis:
         # Iterate to a fixpoint so that subclasses of local nn.Module subclasses count too.
         for _ in range(3):
             for cls in class_nodes:
-                if any(_is_module_base(b, self.imports, local_modules) for b in cls.bases):
+                if any(is_module_base(b, self.imports, local_modules) for b in cls.bases):
                     local_modules.add(cls.name)
         own_classes = {cls.name for cls in class_nodes}
         for cls in class_nodes:
@@ -425,7 +375,7 @@ class FileAnalysis:
             return self.summaries[func]
         self.summaries[func] = None
         cls = self.method_class.get(func)
-        if cls is None and enclosing is not None and not _binds_self(func):
+        if cls is None and enclosing is not None and not binds_self(func):
             cls = enclosing
         env: dict[str, Value | None] = dict(parent_env or {})
         if cls is not None:
@@ -464,9 +414,9 @@ class FileAnalysis:
 
     def _needs_grad(self, info: ClassInfo, seen: frozenset[str] = frozenset()) -> bool:
         """A method takes input gradients, itself or through a submodule it builds."""
-        if _takes_input_gradients(info.node):
+        if takes_input_gradients(info.node):
             return True
-        for name in _classes_built(info.node) - seen - {info.node.name}:
+        for name in classes_built(info.node) - seen - {info.node.name}:
             inner = self.classes.get(name)
             if inner is not None and self._needs_grad(inner, seen | {info.node.name}):
                 return True

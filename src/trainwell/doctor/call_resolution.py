@@ -146,15 +146,15 @@ class CallResolution(ScopeState):
                     RawFinding(cand.code, cand.line, cand.col, cand.message, cand.path or func.path)
                 )
             elif not summary.trains and self._first_foreign_report(func, cand):
-                self.foreign_candidates.append(
-                    RawFinding(
-                        cand.code,
-                        call.lineno,
-                        call.col_offset + 1,
-                        f"{dotted(call.func)}(){how} (in {func.path}:{cand.line}): {cand.message}",
-                        silenced_at=(cand.path or func.path, cand.line),
-                    )
-                )
+                self.foreign_candidates.append(_said_at(call, func, cand, how))
+        for cand in func.cut_candidates if not summary.trains else ():
+            passed = (values or {}).get(cand.model_param or "")
+            if (passed is None or passed.kind != V.FUNCTION) and self._first_foreign_report(
+                func, cand
+            ):
+                finding = _said_at(call, func, cand, how)
+                finding.returned_by = call
+                self.foreign_candidates.append(finding)
 
     def hand_over(self, run: ast.Call) -> None:
         """``Process(target=evaluate, args=(model, loader))``, ``pool.map(f, xs)``: the
@@ -465,3 +465,14 @@ def _mode_after(call: Event, key: str, state: str | None) -> str | None:
         if normalize_receiver(call.argmap.get(param)) == key and effect.final is not None:
             state = {"eval": EVAL, "train": TRAIN}.get(effect.final, MODE_UNKNOWN)
     return state
+
+
+def _said_at(call: ast.Call, func: ForeignFunction, cand: RawFinding, how: str) -> RawFinding:
+    """Another file's TW012 said at its call here, where the caller can wrap it."""
+    return RawFinding(
+        cand.code,
+        call.lineno,
+        call.col_offset + 1,
+        f"{dotted(call.func)}(){how} (in {func.path}:{cand.line}): {cand.message}",
+        silenced_at=(cand.path or func.path, cand.line),
+    )

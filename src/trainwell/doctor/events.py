@@ -147,6 +147,9 @@ class RawFinding:
     # the parameter of its function that holds the model (``policy`` in ``evaluate(policy,
     # env)``): a caller that passes a function there runs no model of its own
     model_param: str | None = None
+    # said at this call of another file's helper that returns its forward's detached
+    # tensor: dropped when the calling scope makes a target of it (or returns it on)
+    returned_by: ast.AST | None = None
 
 
 def is_prefix(a: Path, b: Path) -> bool:

@@ -48,6 +48,9 @@ class ForeignFunction:
     # TW012 inside the function itself (its own eval() then a forward without no_grad):
     # reported when a caller anywhere runs it with autograd on.
     candidates: list[RawFinding] = field(default_factory=list)
+    # TW012 inside it whose forward's detached tensor it returns (``_, pred = out.max(1);
+    # return pred``): reported at a call whose scope makes no target of what it gets back
+    cut_candidates: list[RawFinding] = field(default_factory=list)
     # an object of a project class it returns (``create_model(opt)`` -> ``HGModel(opt)``)
     returned_class: ForeignClass | None = None
 

@@ -299,8 +299,13 @@ def _exported_function(
         for owner, finding in fa.no_grad_candidates
         if owner in reached and not finding.cut_returned
     ]
+    cut_candidates = [
+        finding
+        for owner, finding in fa.no_grad_candidates
+        if owner in reached and finding.cut_returned
+    ]
     exported = _export(summary, shown, checked, name, of_model or not _sets_autograd(func))
-    return ForeignFunction(name, exported, shown, checked, candidates)
+    return ForeignFunction(name, exported, shown, checked, candidates, cut_candidates)
 
 
 def _calls_anything(body: list[ast.stmt]) -> bool:

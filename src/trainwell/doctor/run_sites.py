@@ -65,6 +65,43 @@ def entry_points_of(
     return found
 
 
+# Hooks Lightning runs inside its fit loop, with autograd on (the training loop does not
+# turn it off; the validation, test and predict loops do, so their hooks are not here).
+_GRAD_ON_HOOKS = {
+    "on_fit_start", "on_fit_end", "on_train_start", "on_train_end",
+    "on_train_epoch_start", "on_train_epoch_end", "on_epoch_start", "on_epoch_end",
+    "on_train_batch_start", "on_train_batch_end", "on_batch_start", "on_batch_end",
+    "training_epoch_end",
+}  # fmt: skip
+
+
+def lightning_hooks(tree: ast.Module, imports: Imports) -> set[ast.AST]:
+    """Methods of a ``LightningModule`` or a Lightning ``Callback`` that the Trainer calls
+    during training (``on_train_epoch_end``, the older ``on_epoch_end``): no call in the file
+    runs them, and they run with autograd on."""
+    classes = [n for n in walk(tree) if isinstance(n, ast.ClassDef)]
+    hooked: set[str] = set()
+    for _ in range(3):  # a subclass of this file's LightningModule is one too
+        for cls in classes:
+            if any(_a_lightning_base(b, imports) or dotted(b) in hooked for b in cls.bases):
+                hooked.add(cls.name)
+    return {
+        method
+        for cls in classes
+        if cls.name in hooked
+        for method in cls.body
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and method.name in _GRAD_ON_HOOKS
+    }
+
+
+def _a_lightning_base(base: ast.expr, imports: Imports) -> bool:
+    name = imports.resolve(base) or ""
+    if not name.startswith(("pytorch_lightning.", "lightning.")):
+        return False
+    return last_part(name) in {"LightningModule", "Callback"}
+
+
 def node_at(func: ast.AST, finding: RawFinding) -> ast.AST | None:
     """The call of ``func`` the finding stands at (its forward pass), if it is there."""
     if finding.path is not None:

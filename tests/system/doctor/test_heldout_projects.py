@@ -1,4 +1,4 @@
-"""The doctor on the held-out corpora checked as projects (heldout9 to heldout72).
+"""The doctor on the held-out corpora checked as projects (heldout9 to heldout76).
 
 Each of these corpora stores, beside its scored scripts, the modules of the same repository
 that they import (``context/``), so ``real/score.py --projects`` checks every script inside
@@ -141,6 +141,13 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     # (0.92 / 0.79: a MAML meta-batch summed without dividing, an evaluation said at the
     # second of two calls; 0.86 / 0.66: helpers run only by other files of their project)
     "heldout72": (28, {"2.5": (0.92, 0.86), "2.6": (0.79, 0.66)}),
+    # (0.94 / 0.49: a scheduler stepped by a library's callback registered on an event, the
+    # label at the registration; 2 labels at 2.6)
+    "heldout73": (17, {"2.5": (0.99, 0.94), "2.6": (0.99, 0.49)}),
+    # (0.83 / 0.79: an evaluator's methods run, through in-file public methods, only by
+    # another file under no_grad; a score tensor detached in place on the object)
+    "heldout75": (15, {"2.5": (0.83, 0.90), "2.6": (0.79, 0.88)}),
+    "heldout76": (18, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
 }
 
 

@@ -175,3 +175,99 @@ def test_the_objects_critic_under_no_grad(tmp_path: Path) -> None:
     guarded = "with torch.no_grad():\n        q = agent.critic(state, action)"
     script = write(tmp_path, "rollout.py", ROLLOUT.format(line=guarded))
     assert lines([script]) == set()
+
+
+RANKER = """
+import torch
+
+
+class Evaluator:
+    def __init__(self, model):
+        self.model = model
+
+    def rank_tails(self, h, topk):
+        preds = self.model.forward(h)
+        _, rank = torch.topk(preds, k=topk)
+        return rank
+
+
+def predict(model, x):
+    out = model(x)
+    return out.detach()
+
+
+def bootstrap(q_target, s2, gamma):
+    return (gamma * q_target(s2).max(1)[0]).detach()
+"""
+
+INFER = """
+import torch
+from ranker import Evaluator, predict
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.evaluator = None
+
+    def build(self):
+        self.evaluator = Evaluator(self.model)
+
+    def infer_tails(self, h):
+        return self.evaluator.rank_tails(h, 5).cpu().numpy()
+
+    def interactive(self):
+        print(self.infer_tails(1))
+
+
+def test_loop(model, loader):
+    return [predict(model, x).numpy() for x in loader]
+
+
+print(test_loop(model, loader))
+"""
+
+DQN = """
+import torch
+import torch.nn.functional as F
+from ranker import bootstrap
+
+q, q_target = torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)
+opt = torch.optim.Adam(q.parameters())
+for s, a, r, s2 in loader:
+    y = r + bootstrap(q_target, s2, 0.99)
+    loss = F.mse_loss(q(s).gather(1, a), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_another_files_helper_returning_its_forwards_indices_or_a_detached_copy(
+    tmp_path: Path,
+) -> None:
+    # rank_tails() returns topk's indices, predict() a detached copy: inference where the
+    # caller only reads them (said at the calls, where no_grad can go)
+    write(tmp_path, "ranker.py", RANKER)
+    script = write(tmp_path, "infer.py", INFER)
+    assert lines([script]) == {("infer.py", 14, "TW012"), ("infer.py", 21, "TW012")}
+
+
+def test_another_files_detached_return_made_a_target_is_training(tmp_path: Path) -> None:
+    # the target network's detached bootstrap feeds the loss: the training step's business
+    write(tmp_path, "ranker.py", RANKER)
+    script = write(tmp_path, "dqn.py", DQN)
+    assert lines([script]) == set()
+
+
+def test_another_files_detached_return_under_no_grad(tmp_path: Path) -> None:
+    write(tmp_path, "ranker.py", RANKER)
+    guarded = INFER.replace(
+        "        return self.evaluator.rank_tails(h, 5).cpu().numpy()",
+        "        with torch.no_grad():\n            return self.evaluator.rank_tails(h, 5).numpy()",
+    ).replace(
+        "    return [predict(model, x).numpy() for x in loader]",
+        "    with torch.inference_mode():\n        return [predict(model, x).numpy() for x in loader]",
+    )
+    script = write(tmp_path, "infer.py", guarded)
+    assert lines([script]) == set()

@@ -540,4 +540,45 @@ EXAMPLES = (
         _VIRTUAL_BATCH.format(scaled=" / virtual_batch_size"),
         [],
     ),
+    Example(
+        # the step comes every BATCH_SIZE pairs; that the validation loop draws its
+        # records BATCH_SIZE at a time does not scale the training loss by it
+        "a_batch_size_given_to_a_loops_iterator_divides_nothing",
+        """\
+        BATCH_SIZE = 16
+
+        def train_iteration(model, optimizer, pairs):
+            total = 0
+            for record in iter_train_pairs(pairs, 2):
+                loss = torch.mean(1.0 - model(record).softmax(dim=1)[:, 0])
+                loss.backward()
+                total += len(record)
+                if total % BATCH_SIZE == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+
+        def validate(model, records):
+            with torch.no_grad():
+                return [model(r) for r in iter_valid_records(records, BATCH_SIZE)]
+        """,
+        [(7, "TW017")],
+    ),
+    Example(
+        # the same k handed to a helper that builds the loss: it may divide by it
+        "a_batch_size_given_to_a_loss_helper_may_divide",
+        """\
+        BATCH_SIZE = 16
+
+        def train_iteration(model, optimizer, pairs):
+            total = 0
+            for record in iter_train_pairs(pairs, 2):
+                loss = pairwise_loss(model(record), BATCH_SIZE)
+                loss.backward()
+                total += len(record)
+                if total % BATCH_SIZE == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+        """,
+        [],
+    ),
 )

@@ -466,4 +466,35 @@ for x, y in val_loader:
         """,
         [(9, "TW012")],
     ),
+    Example(
+        # a model whose input gradients its evaluation takes as well (an energy's force
+        # field read at test time): autograd is needed there, nothing to report
+        "input_gradients_taken_at_evaluation_too",
+        """\
+        class Energy(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(3, 1)
+
+            def forward(self, x):
+                return self.net(x)
+
+            def forces(self, x):
+                x = x.requires_grad_(True)
+                return -torch.autograd.grad(self(x).sum(), x, create_graph=True)[0]
+
+            def train_step(self, x, f, opt):
+                loss = F.mse_loss(self.forces(x), f)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+
+            def evaluate(self, x, f):
+                return F.mse_loss(self.forces(x), f).item()
+
+        model = Energy()
+        print(model.evaluate(x_test, f_test))
+        """,
+        [],
+    ),
 )

@@ -291,6 +291,9 @@ def _divides_anything(nodes: list[ast.AST], k: ast.expr) -> bool:
     names = {last_part(dotted(k) or "")}
     tokens, copies = _aliases_of(nodes, names), _aliases_of(nodes, names, copies=True)
     logged = _logged_numbers(nodes)
+    # ``for batch in iter_records(data, batch_size)``: what a loop draws its batches from
+    # takes k as a batch size, it does not scale a loss with it
+    iterated = {id(n.iter) for n in nodes if isinstance(n, (ast.For, ast.comprehension))}
     for node in nodes:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             if _mentions(node.right, tokens) and not _a_count(node.left, logged):
@@ -303,8 +306,12 @@ def _divides_anything(nodes: list[ast.AST], k: ast.expr) -> bool:
             args = [*node.args, *(kw.value for kw in node.keywords)]
             if name in {"div", "div_", "true_divide"} and any(_mentions(a, tokens) for a in args):
                 return True
-            if name not in _HARMLESS_CALLS and any(
-                isinstance(a, (ast.Name, ast.Attribute)) and _mentions(a, copies) for a in args
+            if (
+                name not in _HARMLESS_CALLS
+                and id(node) not in iterated
+                and any(
+                    isinstance(a, (ast.Name, ast.Attribute)) and _mentions(a, copies) for a in args
+                )
             ):
                 return True
     return False

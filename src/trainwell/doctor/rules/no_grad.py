@@ -41,6 +41,7 @@ from ._input_gradients import InputGradients
 from ._no_grad_binding_examples import BINDING_EXAMPLES
 from ._no_grad_call_examples import CALL_EXAMPLES
 from ._no_grad_examples import EXAMPLES
+from ._no_grad_framework_examples import FRAMEWORK_EXAMPLES
 from ._no_grad_paths_examples import PATH_EXAMPLES
 from ._no_grad_what_runs_examples import WHAT_RUNS_EXAMPLES
 from ._registry import Rule, scope_check
@@ -69,7 +70,14 @@ TW012 = Rule(
     "with torch.no_grad():\n"
     "    for x, y in val_loader:\n"
     "        preds = model(x).argmax(1)\n",
-    examples=EXAMPLES + CALL_EXAMPLES + BINDING_EXAMPLES + WHAT_RUNS_EXAMPLES + PATH_EXAMPLES,
+    examples=(
+        EXAMPLES
+        + CALL_EXAMPLES
+        + BINDING_EXAMPLES
+        + WHAT_RUNS_EXAMPLES
+        + PATH_EXAMPLES
+        + FRAMEWORK_EXAMPLES
+    ),
 )
 
 
@@ -147,6 +155,8 @@ def collect_foreign_helper_candidates(w: ScopeWalker) -> None:
     arms: list[tuple[tuple, tuple]] = []  # (block, path) of each call said
     trains = any(is_training(e) for e in w.events)
     for finding in w.foreign_candidates:
+        if finding.returned_by is not None and _made_a_target(w, finding.returned_by):
+            continue  # what the helper returns detached is a target here, or goes on
         call = calls.get(finding.line) if finding.path is None else None
         if call is not None and frozen_parameters_at(w, call):
             continue  # val_model(info, net) right after net's parameters were frozen
@@ -164,6 +174,13 @@ def collect_foreign_helper_candidates(w: ScopeWalker) -> None:
             said.add((helper, *block))
             arms.append((block, call.path))
         w.fa.no_grad_candidates.append((owner, finding))
+
+
+def _made_a_target(w: ScopeWalker, call: ast.AST) -> bool:
+    """The detached tensor ``call`` returns feeds a loss here, goes to code the analysis
+    cannot see, or is returned on to this scope's callers."""
+    flow = flow_of(w)
+    return call in flow.used_cut_calls or call in flow.returned_cut_calls
 
 
 def _other_arm(a: tuple, b: tuple) -> bool:
@@ -247,7 +264,9 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     # (a scope with input gradients, a WGAN-GP's penalty or an attack, is followed all the
     # same: a forward whose output reaches autograd.grad() or backward() is used there)
     trains = any(is_training(e) for e in w.events)
-    if (is_module_method(w) and not trains) or _registers_hooks(w):
+    # a model's method the Trainer runs itself (on_train_epoch_end): no call to report at
+    own_method = is_module_method(w) and w.func not in w.fa.entry_points
+    if (own_method and not trains) or _registers_hooks(w):
         return
     if _runs_a_model_that_needs_grad(w):
         return  # model.time_derivative(z) takes input gradients: autograd is needed
@@ -261,7 +280,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     for node, site in inference_discards(w):
         what = dotted(node.func) if isinstance(node, ast.Call) else None
         event = by_node.get(node)
-        if is_module_method(w) and (event is None or not in_a_test_loop(w, event)):
+        if own_method and (event is None or not in_a_test_loop(w, event)):
             continue  # a model's own update (fit(), train()): only its test loop is inference
         model = (event.receiver if event is not None else None) or _method_owner(w, what)
         # one finding per model and inference block: the whole scope when it does not

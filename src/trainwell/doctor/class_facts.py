@@ -1,0 +1,114 @@
+"""What a file's classes are, read from their source: an nn.Module (or a LightningModule),
+the classes their methods build, the names a file treats as modules, and whether a class
+takes input gradients (``torch.autograd.grad`` outside its training steps)."""
+
+from __future__ import annotations
+
+import ast
+
+from ._astutil import Imports, dotted, last_part, walk
+
+
+def is_module_base(base: ast.expr, imports: Imports, local_modules: set[str]) -> bool:
+    name = imports.resolve(base) or ""
+    tail = last_part(name)
+    if tail in local_modules:
+        return True
+    if tail in {"Module", "LightningModule", "PreTrainedModel"}:
+        return True
+    # any nn layer class: ``class Layer(nn.Linear)`` is an nn.Module too
+    return name.startswith("torch.nn.") and name.count(".") == 2 and tail[:1].isupper()
+
+
+_MODULE_ONLY_METHODS = {
+    "eval", "parameters", "named_parameters", "modules", "children", "named_modules",
+    "requires_grad_",
+}  # fmt: skip
+
+
+def evident_models(nodes: list[ast.AST]) -> set[str]:
+    """Names on which a method only an nn.Module has is called."""
+    found: set[str] = set()
+    for node in nodes:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _MODULE_ONLY_METHODS
+            and not node.args
+        ):
+            name = dotted(node.func.value)
+            if name:
+                found.add(name)
+    return found
+
+
+def binds_self(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The function has a ``self`` of its own (a parameter), not its enclosing method's."""
+    args = func.args
+    return any(a.arg in {"self", "cls"} for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+
+
+def classes_built(node: ast.ClassDef) -> set[str]:
+    """Names of the classes its methods instantiate (``self.hnn = HNN(...)``)."""
+    return {
+        n.func.id
+        for n in walk(node)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id[:1].isupper()
+    }
+
+
+def takes_input_gradients(node: ast.ClassDef) -> bool:
+    """A method calls ``torch.autograd.grad`` (or ``autograd.grad``), unless only the class's
+    training methods call it: a WGAN-GP's ``compute_gradient_penalty()``, called from its
+    ``training_step()``, is part of the loss, and sampling from the model needs no autograd."""
+    methods = {
+        m.name: m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    if not any(_calls_autograd_grad(m) for m in methods.values()):
+        return _calls_autograd_grad(node)  # (a class-level lambda, a nested class)
+    return any(
+        _calls_autograd_grad(method) and not _only_for_training(name, methods)
+        for name, method in methods.items()
+    )
+
+
+def _calls_autograd_grad(node: ast.AST) -> bool:
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "grad"
+        and dotted(n.func.value) in {"torch.autograd", "autograd"}
+        for n in walk(node)
+    )
+
+
+def _only_for_training(name: str, methods: dict[str, ast.AST]) -> bool:
+    """The method is called by the class's own methods, all of them training steps (one
+    that runs backward() or is Lightning's ``training_step``), and is not the forward."""
+    if name in {"forward", "__call__"}:
+        return False
+    callers = [
+        other
+        for other_name, other in methods.items()
+        if other_name != name
+        and any(
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == name
+            and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "self"
+            for n in walk(other)
+        )
+    ]
+    return bool(callers) and all(_a_training_method(c) for c in callers)
+
+
+def _a_training_method(method: ast.AST) -> bool:
+    if getattr(method, "name", "") == "training_step":
+        return True
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in {"backward", "manual_backward"}
+        for n in walk(method)
+    )
