@@ -65,4 +65,54 @@ for epoch in range(epochs):
         """,
         [(16, "TW011"), (16, "TW012")],
     ),
+    Example(
+        # a trainer's step method, called once per batch, hands the loss tensor to a
+        # tracker the object keeps: the tracker's sum holds every step's graph
+        "a_step_method_keeps_the_loss_in_its_objects_tracker",
+        """\
+        class LossTracker:
+            def __init__(self):
+                self.total, self.count = 0, 0
+
+            def update(self, value, n=1):
+                self.total += value * n
+                self.count += n
+
+        class Trainer:
+            def __init__(self, model, optimizer):
+                self.model, self.optimizer = model, optimizer
+                self.tracker = LossTracker()
+
+            def train_step(self, x, y):
+                self.optimizer.zero_grad()
+                loss = F.cross_entropy(self.model(x), y)
+                self.tracker.update(loss, x.size(0))
+                loss.backward()
+                self.optimizer.step()
+        """,
+        [(17, "TW011")],
+    ),
+    Example(
+        # the same step keeping loss.item(), or a loss the object sums to backpropagate
+        # itself every k calls: nothing kept by mistake
+        "a_step_method_keeps_numbers_or_backpropagates_its_sum",
+        """\
+        class Trainer:
+            def __init__(self, model, optimizer):
+                self.model, self.optimizer = model, optimizer
+                self.history, self.meta_loss, self.t = [], 0, 0
+
+            def train_step(self, x, y):
+                loss = F.cross_entropy(self.model(x), y)
+                self.history.append(loss.item())
+                self.meta_loss += loss
+                self.t += 1
+                if self.t % 4 == 0:
+                    self.optimizer.zero_grad()
+                    self.meta_loss.backward()
+                    self.optimizer.step()
+                    self.meta_loss = 0
+        """,
+        [],
+    ),
 )

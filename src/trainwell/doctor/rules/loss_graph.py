@@ -440,6 +440,15 @@ def check_accumulation(
             "training step) with its whole autograd graph: use loss.item() or loss.detach()",
         )
         return
+    if not w.loop_stack and _kept_by_a_step_method(w, container):
+        report(
+            w,
+            "TW011",
+            node,
+            f"the loss tensor is kept in '{container}', which outlives this training step, "
+            "with its whole autograd graph: use loss.item() or loss.detach()",
+        )
+        return
     if not w.loop_stack or w.no_grad() or container not in w.bind_loops:
         return
     bound_in = w.bind_loops[container]
@@ -475,6 +484,24 @@ def check_accumulation(
         node,
         f"the loss tensor is kept in '{container}' across iterations "
         "with its whole autograd graph: use loss.item() or loss.detach()",
+    )
+
+
+def _kept_by_a_step_method(w: ScopeWalker, container: str) -> bool:
+    """A loop-less method running backward() (``train_step()``, once per batch) adds the loss
+    to an attribute it did not make (``self.tracker.update(loss)``): it outlives the step."""
+    if (
+        w.cls is None
+        or w.no_grad()
+        or not container.startswith("self.")
+        or container in w.bind_loops
+    ):
+        return False
+    if last_part(container) in w.backward_involved or _differentiated(w, container):
+        return False
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward"
+        for n in walk(w.func)
     )
 
 
