@@ -32,6 +32,7 @@ from .events import (
     ZERO,
     Summary,
 )
+from .flow_result import weightless_layers
 from .mode_switch import switches_off_grad
 from .scope_facts import is_strategy, turns_autograd_off
 from .scope_state import (
@@ -262,7 +263,7 @@ class CallEffects(ScopeState):
             return Value(V.TENSOR, flags=frozenset({V.LOG_SOFTMAX}))
         if qual.startswith("torch.nn.functional.") and tail in V.FUNCTIONAL_LOSSES:
             self._at_loss_call(call, tail, arg_vals[0] if arg_vals else None)
-            return _loss_value(call)
+            return _loss_value(self, call)
         if tail in {"float", "int"} and qual == tail:
             return Value(V.NUMBER)
         if not torchy and tail not in self.fa.classes:
@@ -318,6 +319,8 @@ class CallEffects(ScopeState):
             flags: frozenset[str] = frozenset()
             if last is not None and last.kind == V.MODEL and last.cls in _SOFTMAX_MODULES:
                 flags = frozenset({_SOFTMAX_MODULES[last.cls]})
+            if weightless_layers(call, self.fa.imports, self.func or self.fa.tree):
+                flags |= {V.WEIGHTLESS}
             return Value(V.MODEL, cls="Sequential", flags=flags)
         if qual.startswith("torch.nn.") and tail[:1].isupper() and qual.count(".") == 2:
             return Value(V.MODEL, cls=tail)
@@ -373,7 +376,7 @@ class CallEffects(ScopeState):
             return self._model_output(callee)
         if callee.kind == V.CRITERION:
             self._at_loss_call(call, callee.cls, arg_vals[0] if arg_vals else None)
-            return _loss_value(call)
+            return _loss_value(self, call)
         if callee.kind == V.CLIPPER:  # trainwell: clipping(model.parameters())
             self.emit(CLIP, call)
             return None
@@ -419,13 +422,50 @@ def _argless_method_of_a_model(state: object, call: ast.Call) -> bool:
     return owner is not None and owner.kind == V.MODEL
 
 
-def _loss_value(call: ast.Call) -> Value:
+def _loss_value(state: ScopeState, call: ast.Call) -> Value:
     """A criterion's result: a loss, or a plain tensor when every input was detached
-    (``criterion(pred.detach().cpu(), true.detach().cpu())`` for logging: no graph)."""
+    (``criterion(pred.detach().cpu(), true.detach().cpu())`` for logging: no graph), or
+    when its prediction is a forward's output computed under torch.no_grad() and nothing
+    it is given carries a graph (``with torch.no_grad(): out = model(x)`` then
+    ``criterion(out, y)`` to log a validation loss)."""
     inputs = [*call.args, *(k.value for k in call.keywords)]
     if inputs and all(detached(node) for node in inputs):
         return Value(V.TENSOR)
+    roots = [_root_value(state, node) for node in inputs if not detached(node)]
+    if any(_graphless(v) for _, v in roots) and all(_no_graph_in(n, v) for n, v in roots):
+        return Value(V.TENSOR)
     return Value(V.LOSS, flags=frozenset({V.UNSCALED}))
+
+
+def _root_value(state: ScopeState, node: ast.expr) -> tuple[ast.expr, Value | None]:
+    """The tensor an expression reshapes or indexes (``out.view(-1, n)``, ``out[0]``), and
+    what the analysis knows of it."""
+    while True:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr not in V.SHAPE_METHODS:
+                break
+            node = node.func.value
+        elif isinstance(node, (ast.Subscript, ast.Attribute)):
+            node = node.value
+        else:
+            break
+    return node, state.lookup(node.id) if isinstance(node, ast.Name) else None
+
+
+def _graphless(value: Value | None) -> bool:
+    """A forward's output, or an element of it, computed under torch.no_grad()."""
+    return value is not None and value.kind in {V.OUTPUT, V.TENSOR} and V.NO_GRAPH in value.flags
+
+
+def _no_graph_in(node: ast.expr, value: Value | None) -> bool:
+    """A name holding no graph that the analysis knows of: a no_grad output, a batch's
+    tensor, a number, or something it cannot tell (a label from a helper); an expression
+    it cannot follow (``model(x)`` inline) may hold one."""
+    if not isinstance(node, ast.Name):
+        return isinstance(node, ast.Constant)
+    if value is None or value.kind in {V.NUMBER, V.BATCH}:
+        return True
+    return value.kind in {V.OUTPUT, V.TENSOR} and bool({V.NO_GRAPH, V.FROM_LOADER} & value.flags)
 
 
 def detached(node: ast.expr) -> bool:

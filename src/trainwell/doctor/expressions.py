@@ -53,6 +53,8 @@ class ExpressionWalker(CallResolution, CallEffects):
         name = dotted(target)
         if name is None:
             return
+        if value is None and self._rebound_to_a_function(name, value_node):
+            value = Value(V.FUNCTION)
         added = _added_to(name, value_node)
         if added is not None:  # total = total + loss: as total += loss
             self._at_accumulate(name, self.lookup(dotted(added)), value_node)  # type: ignore[arg-type]
@@ -335,6 +337,25 @@ class ExpressionWalker(CallResolution, CallEffects):
             return self._call_value(call, callee_val, arg_vals)
         self.opaque(call, [*arg_vals, *kw_vals.values()])
         return None
+
+    def _rebound_to_a_function(self, name: str, node: ast.expr | None) -> bool:
+        """``model = lambda x: session.run(...)`` after ``model`` held a module: the name now
+        holds a function of other code (an ONNX session), not the module it held before; a
+        lambda over tensors, models or this file's functions (``net = lambda X: linreg(X, w,
+        b)``) may be a model written as a function."""
+        previous = self.env.get(name)
+        if not isinstance(node, ast.Lambda) or previous is None or previous.kind != V.MODEL:
+            return False
+        own = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
+        for used in walk(node.body):
+            if not isinstance(used, ast.Name) or used.id in own:
+                continue
+            value = self.lookup(used.id)
+            if value is not None and value.kind in {V.MODEL, V.TENSOR, V.PARAMS}:
+                return False
+            if self._resolve_local(used) is not None:
+                return False
+        return True
 
     def _class_call(self, cls: ast.expr, call: ast.Call) -> Value | None:
         """``call`` made with the class ``cls`` in place of its alias."""

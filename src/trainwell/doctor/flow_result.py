@@ -8,9 +8,9 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from . import values as V
-from ._astutil import dotted, walk
+from ._astutil import Imports, dotted, walk
 from .events import CALL, FORWARD, Event, Summary
-from .graph_calls import NOT_FOLLOWED_METHODS, PARAMETERLESS_LAYERS
+from .graph_calls import NOT_FOLLOWED_METHODS
 from .scope_facts import turns_autograd_off
 from .scope_state import ClassInfo, FileContext, class_method, keeps_nothing
 
@@ -112,7 +112,49 @@ def built_parameterless(w: FlowContext, node: ast.AST) -> bool:
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Call)):
         return False
     built = w.fa.imports.resolve(node.func.func) or dotted(node.func.func) or ""
-    return built.rpartition(".")[2] in PARAMETERLESS_LAYERS
+    return built.rpartition(".")[2] in V.PARAMETERLESS_LAYERS
+
+
+def weightless_layers(call: ast.Call, imports: Imports, scope: ast.AST) -> bool:
+    """``nn.Sequential(Spectrogram(...), AmplitudeToDB())``, or ``nn.Sequential(*modules)``
+    over a list of such layers bound in ``scope``: every layer is one without weights (a
+    feature transform), so the container records a graph only of what its input carries."""
+    layers: list[ast.expr] = []
+    for arg in call.args:
+        if isinstance(arg, ast.Starred):
+            listed = _listed_before(arg.value, call, scope)
+            if listed is None:
+                return False
+            layers.extend(listed)
+        else:
+            layers.append(arg)
+    return bool(layers) and all(_weightless_layer(layer, imports) for layer in layers)
+
+
+def _weightless_layer(node: ast.expr, imports: Imports) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    qual = imports.resolve(node.func) or dotted(node.func) or ""
+    if qual.startswith(V.TRANSFORM_MODULES):
+        return True
+    return qual.startswith("torch.nn.") and qual.rpartition(".")[2] in V.PARAMETERLESS_LAYERS
+
+
+def _listed_before(name: ast.expr, call: ast.Call, scope: ast.AST) -> list[ast.expr] | None:
+    """The elements of the list literal last bound to ``name`` before ``call``."""
+    if not isinstance(name, ast.Name):
+        return None
+    found = None
+    for node in walk(scope):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.List)
+            and node.lineno < call.lineno
+            and any(isinstance(t, ast.Name) and t.id == name.id for t in node.targets)
+            and (found is None or node.lineno > found.lineno)
+        ):
+            found = node
+    return list(found.value.elts) if found is not None else None  # type: ignore[union-attr]
 
 
 def graph_source(w: FlowContext, e: Event) -> ast.AST | None:
@@ -139,11 +181,12 @@ def runs_passed_functions(e: Event) -> bool:
 def weightless_model(w: FlowContext, receiver: str | None) -> bool:
     """``receiver`` holds a layer without weights: a torch one (``nn.Upsample``) or a module
     class of this file that keeps nothing on ``self`` (``class RMSE(nn.Module)`` whose
-    ``__init__`` only calls ``super().__init__()``: a metric or loss written as a module)."""
+    ``__init__`` only calls ``super().__init__()``: a metric or loss written as a module),
+    or an ``nn.Sequential`` of such layers and feature transforms (a mel spectrogram)."""
     value = w.lookup(receiver) if receiver else None
     if value is None or value.kind != V.MODEL:
         return False
-    if value.cls in PARAMETERLESS_LAYERS:
+    if value.cls in V.PARAMETERLESS_LAYERS or V.WEIGHTLESS in value.flags:
         return True
     info = w.fa.classes.get(value.cls or "")
     return info is not None and keeps_nothing(info)

@@ -37,14 +37,6 @@ CUTTING_ATTRS = {
 # Reading the output's shape is checking the model (``assert model(x).shape == ...`` in a
 # smoke test), not inference: it counts as a use.
 SHAPE_READS = {"shape", "size", "dim", "ndim", "dtype"}
-# layers without weights: run on data that carries no graph, they record none
-PARAMETERLESS_LAYERS = {
-    "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "Identity", "Flatten",
-    "Unflatten", "ReLU", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax",
-    "LogSoftmax", "Dropout", "Dropout2d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
-    "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-    "AdaptiveAvgPool3d", "AdaptiveMaxPool2d", "PixelShuffle", "PixelUnshuffle",
-}  # fmt: skip
 # Functions (by the last part of their name) whose result carries no graph.
 CUTTING_FUNCTIONS = {
     "float", "int", "bool", "len", "str", "repr", "print", "format", "isinstance", "type",

@@ -45,6 +45,7 @@ FROM_LOADER = "from_loader"  # tensor unpacked from a DataLoader batch
 FP16 = "fp16"  # a trainwell.Precision known to scale the loss (mode "fp16"): a GradScaler
 NO_GRAPH = "no_graph"  # a model's output computed under torch.no_grad(): no graph to keep
 SUBMODULE = "submodule"  # an element of an nn.ModuleList / Sequential / ModuleDict
+WEIGHTLESS = "weightless"  # an nn.Sequential of layers without weights (feature transforms)
 ENUMERATED = "enumerated"  # loader wrapped in enumerate(): yields (index, batch)
 NO_GRAD_WHEN = "no_grad_when:"  # a model flag: the parameter and literal (repr) with which
 # its forward() turns autograd off itself (``forward(batch, is_eval=True)``)
@@ -112,9 +113,13 @@ def merge_binding(a: Value | None, b: Value | None) -> Value | None:
     if joined is None and (a is None) != (b is None):
         known = a if a is not None else b
         if known is not None and known.kind == MODEL:
-            # the class is unknown; a forward that turns autograd off itself still does
+            # the class is unknown; a forward that turns autograd off itself still does, and
+            # layers without weights (``self.augment = None`` unless augmenting) still are
             return Value(
-                MODEL, flags=frozenset(f for f in known.flags if f.startswith(NO_GRAD_WHEN))
+                MODEL,
+                flags=frozenset(
+                    f for f in known.flags if f.startswith(NO_GRAD_WHEN) or f == WEIGHTLESS
+                ),
             )
         if known is not None and known.kind == OBJECT and known.cls:
             return known  # if val_set: self.stopper = EarlyStopping(): the stopper, if any
@@ -170,6 +175,17 @@ SHAPE_METHODS = {
 }  # fmt: skip
 # Methods/functions that cut the graph or turn a tensor into a Python number.
 GRAPH_CUTTING = {"item", "detach", "tolist", "numpy", "data", "detach_", "cpu_numpy"}
+# layers without weights: run on data that carries no graph, they record none
+PARAMETERLESS_LAYERS = {
+    "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "Identity", "Flatten",
+    "Unflatten", "ReLU", "LeakyReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax",
+    "LogSoftmax", "Dropout", "Dropout2d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+    "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d", "AdaptiveMaxPool2d", "PixelShuffle", "PixelUnshuffle",
+}  # fmt: skip
+# torchaudio's and torchvision's transforms are modules without weights (a spectrogram, a
+# normalisation): an nn.Sequential of them is a feature transform, not a model
+TRANSFORM_MODULES = ("torchaudio.transforms.", "torchvision.transforms.")
 # Modules that only hold others: iterating over one yields its submodules.
 MODULE_CONTAINERS = {"ModuleList", "Sequential", "ModuleDict"}
 # Methods of nn.Module that return the module itself.

@@ -115,4 +115,40 @@ for epoch in range(epochs):
         """,
         [],
     ),
+    Example(
+        # a validation loss computed, outside no_grad, from outputs that were computed under
+        # it carries no graph: summing it across batches keeps nothing
+        "a_loss_of_outputs_computed_under_no_grad_keeps_no_graph",
+        """\
+        def validate(model, loader, criterion):
+            model.eval()
+            total, dev_loss = 0, []
+            for x, y in loader:
+                with torch.no_grad():
+                    out, lengths = model(x)
+                loss = criterion(out.view(-1, 10), y.reshape(-1))
+                total += loss
+                dev_loss.append(F.ctc_loss(out.transpose(0, 1), y, lengths, lengths))
+            model.train()
+            return total / len(loader), sum(dev_loss)
+        """,
+        [],
+    ),
+    Example(
+        # the same sum with one forward outside no_grad keeps every batch's graph
+        "a_loss_of_one_output_computed_with_autograd_on_keeps_its_graph",
+        """\
+        def validate(model, teacher, loader, criterion):
+            model.eval()
+            total = 0
+            for x, y in loader:
+                with torch.no_grad():
+                    target = teacher(x)
+                loss = criterion(model(x), target)
+                total += loss
+            model.train()
+            return total / len(loader)
+        """,
+        [(8, "TW011")],
+    ),
 )

@@ -1,6 +1,7 @@
 """More examples of TW012 (inference without no_grad), on what runs a network and what
 does not: a project's plain ``Loss`` class, a tokenizer's decode() on an LLM wrapper, a
-signal transform, and a gradient-penalty scope whose other forwards are still judged.
+signal transform, a Sequential of feature transforms, a model name rebound to a lambda, and
+a gradient-penalty scope whose other forwards are still judged.
 Run as tests beside the rule."""
 
 from __future__ import annotations
@@ -494,6 +495,70 @@ for x, y in val_loader:
 
         model = Energy()
         print(model.evaluate(x_test, f_test))
+        """,
+        [],
+    ),
+    Example(
+        # an nn.Sequential of torchaudio transforms is a feature pipeline without weights,
+        # run directly or by a plain class that holds it (set to None unless augmenting):
+        # the spectrogram of a waveform that needs no gradient records no graph
+        "a_sequential_of_feature_transforms_has_no_weights",
+        """\
+        from torchaudio.transforms import AmplitudeToDB, MelSpectrogram, Spectrogram, TimeMasking
+
+        class WaveformProcessor:
+            def __init__(self, rate, augment):
+                modules = [MelSpectrogram(sample_rate=rate), AmplitudeToDB()]
+                self.to_spectro = nn.Sequential(*modules)
+                self.augment = None
+                if augment:
+                    self.augment = nn.Sequential(TimeMasking(8), nn.Identity())
+
+            def __call__(self, waveforms):
+                spectro = self.to_spectro(waveforms)
+                if self.augment is not None:
+                    spectro = self.augment(spectro)
+                return spectro.permute(2, 0, 1)
+
+        def show(waveform):
+            trans = nn.Sequential(Spectrogram(n_fft=400), AmplitudeToDB())
+            spectro = trans(waveform)
+            plt.imshow(spectro[0])
+            wp = WaveformProcessor(16000, True)
+            features = wp(waveform)
+            np.save("features.npy", features.detach().numpy())
+
+        show(torch.randn(1, 16000))
+        """,
+        [],
+    ),
+    Example(
+        # a Sequential with a layer that has weights is a model: its output, only printed,
+        # records a graph for nothing
+        "a_sequential_with_a_weighted_layer_is_a_model",
+        """\
+        from torchaudio.transforms import MelSpectrogram
+
+        front = nn.Sequential(MelSpectrogram(sample_rate=16000), nn.Conv1d(128, 64, 3))
+        features = front(torch.randn(1, 16000))
+        np.save("features.npy", features.detach().numpy())
+        """,
+        [(4, "TW012")],
+    ),
+    Example(
+        # the name the model had now holds a function of another runtime (an ONNX session):
+        # calling it runs no torch module, after eval() or not
+        "a_model_name_rebound_to_a_lambda_runs_no_module",
+        """\
+        model = nn.Linear(3, 2)
+        model.eval()
+        dummy = torch.randn(1, 3)
+        torch.onnx.export(model, dummy, "m.onnx")
+        session = ort.InferenceSession("m.onnx")
+        model = lambda x: session.run(None, {"input": x.numpy()})[0]
+        for _ in range(10):
+            out = model(dummy)
+        print(out)
         """,
         [],
     ),
