@@ -440,9 +440,15 @@ class FileAnalysis:
         elif forward_state_switch(info.methods["forward"], info.methods):
             needs_grad |= {NO_GRAD_BY_STATE}  # if not self.trainable: self.inference(x)
         summary = self.summary_of(info.methods["forward"])
-        if summary is None or summary.returns is None:
+        if summary is None:
             return needs_grad
-        return (summary.returns.flags & {V.SOFTMAX, V.LOG_SOFTMAX}) | needs_grad
+        returned = summary.returns
+        if returned is None and summary.returned_elements:
+            # return F.log_softmax(logits), hidden: the prediction comes first
+            returned = summary.returned_elements[0]
+        if returned is None:
+            return needs_grad
+        return (returned.flags & {V.SOFTMAX, V.LOG_SOFTMAX}) | needs_grad
 
 
 class ScopeWalker(StatementWalker):

@@ -61,7 +61,7 @@ def parse_recovering(text: str, path: str) -> tuple[ast.Module | None, list[Synt
                 # time.time() -\n\n)/60: a broken expression over several lines goes as
                 # one statement, its whole logical line
                 logical = _logical_span(current, problem.line - 1)
-                if logical is None or not _can_blank_span(logical, lines, problems):
+                if logical is None or not _can_blank_span(logical, lines, problems, problem):
                     return None, (problems[:1] or [problem])
                 start, end = logical
                 problems.append(SyntaxProblem(problem.line, problem.col, problem.message))
@@ -99,11 +99,16 @@ def _python2_statement(problem: SyntaxProblem) -> bool:
     return "Missing parentheses in call to" in problem.message
 
 
-def _can_blank_span(span: tuple[int, int], lines: list[str], done: list[SyntaxProblem]) -> bool:
+def _can_blank_span(
+    span: tuple[int, int], lines: list[str], done: list[SyntaxProblem], problem: SyntaxProblem
+) -> bool:
     start, end = span
     if len(done) - sum(map(_python2_statement, done)) >= MAX_BLANKED_LINES:
         return False
-    return end - start >= 2 and not any(start < p.line <= end for p in done)
+    # one line the tokenizer reads as a whole statement: Python 2's ``print x,`` (the comma
+    # keeps the line open only to the eye)
+    whole_line = end - start == 1 and _python2_statement(problem)
+    return (end - start >= 2 or whole_line) and not any(start < p.line <= end for p in done)
 
 
 def _logical_span(text: str, index: int) -> tuple[int, int] | None:

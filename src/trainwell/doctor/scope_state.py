@@ -183,7 +183,10 @@ class ScopeState:
         if self.func is None:
             return
         args = self.func.args
-        all_args = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+        # ``def discriminate(self, *images)``: the vararg takes the first surplus positional
+        # argument's place (one image, as most calls pass), before the keyword-only ones
+        varargs = [args.vararg] if args.vararg is not None else []
+        all_args = [*args.posonlyargs, *args.args, *varargs, *args.kwonlyargs]
         names = [a.arg for a in all_args]
         if self.cls is not None and names and names[0] in {"self", "cls"}:
             names = names[1:]

@@ -78,6 +78,7 @@ class StatementWalker(ExpressionWalker):
             (value is None or value.kind == V.OUTPUT)  # (model_cls(...) read as a forward)
             and (_instantiates_class(value_node) or self._calls_own_function(value_node))
             and any(dotted(t) in self.fa.evident_models for t in node.targets)
+            and not self._builds_a_transform(value_node)
         ):
             # G = GeneratorResNet() from ``from models import *``, self.actor =
             # policy_class(...), net = model_unet(U_Net, 3, 1): the class is out of sight,
@@ -119,6 +120,14 @@ class StatementWalker(ExpressionWalker):
             and isinstance(node.func, ast.Name)
             and node.func.id in self.fa.functions
         )
+
+    def _builds_a_transform(self, node: ast.expr) -> bool:
+        """``transform = transforms.Compose([...])`` in a helper, while a ``transform``
+        model elsewhere in the file is put in eval(): a data transform, whose class is known."""
+        if not isinstance(node, ast.Call):
+            return False
+        qual = self.fa.imports.resolve(node.func) or ""
+        return qual.startswith(V.TRANSFORM_MODULES)
 
     def _evident_elements(self, target: ast.Tuple | ast.List) -> None:
         """``(encoder, head) = get_model(opt)``: an element the file uses as a module

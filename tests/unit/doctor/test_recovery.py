@@ -58,6 +58,18 @@ def test_a_python2_print_whose_call_spans_lines_goes_as_one_statement() -> None:
     assert codes(text) == [(3, "TW000"), (7, "TW015")]
 
 
+def test_a_python2_print_ending_in_a_comma_is_one_whole_statement() -> None:
+    # print "...", x,   (Python 2: no newline): the trailing comma keeps no bracket open, so
+    # the line goes alone and the rest of the file is still checked (BRITS, heldout77)
+    text = (
+        "import torch\n"
+        "for idx in range(3):\n"
+        "    print '\\r progress {}'.format(idx, (idx + 1) * 1.0 / 3),\n"
+        "print 'AUC', 0.5\n" + LOAD
+    )
+    assert codes(text) == [(3, "TW000"), (4, "TW000"), (5, "TW015")]
+
+
 def test_a_python2_script_with_many_print_statements_is_read_past_all_of_them() -> None:
     # a Python 2 script has dozens of print statements: each is one TW000 and the code
     # between them is still checked (the bound on blanked lines is for other errors)

@@ -34,7 +34,7 @@ from ..grad_flow import GraphFlow, graph_flow
 from ..graph_calls import decide
 from ..scope_facts import hand_made_parameters
 from ..values import Value
-from ._frozen import bound_in, frozen_parameters_at
+from ._frozen import bound_in, frozen_in_scope_before, frozen_parameters_at
 
 # Calls that certainly do not change a model's train/eval mode even though they receive it.
 _HARMLESS_CALLS = {
@@ -243,6 +243,10 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
         # (a WGAN critic's dev pass after the generator step froze it): no graph is recorded
         if node in flow.data_input and frozen_parameters_at(w, event):
             continue
+        # an inference script that froze the whole model first (``model.requires_grad_(
+        # False)``, then ``model(img)``): nothing in the scope trains, no graph is recorded
+        if _frozen_for_inference(w, event):
+            continue
         # a second forward of the step itself (the batch accuracy of the model being
         # trained, in train mode): the step's business too; after eval() it is evaluation,
         # and so is a forward after the iteration's update (a validation batch drawn
@@ -253,6 +257,15 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
             continue
         kept.append((node, site))
     return kept
+
+
+def _frozen_for_inference(w: ScopeWalker, event: Event) -> bool:
+    line = getattr(event.node, "lineno", 0)
+    return (
+        event.receiver is not None
+        and not any(is_training(e) for e in w.events)
+        and frozen_in_scope_before(w, event.receiver, line)
+    )
 
 
 def _function_model(w: ScopeWalker) -> bool:

@@ -39,6 +39,12 @@ def frozen_parameters_at(w: ScopeWalker, forward: Event) -> bool:
     return bool(calls) and all(_frozen_before(w.fa.tree.body, model, at) for at in calls)
 
 
+def frozen_in_scope_before(w: ScopeWalker, model: str, line: int) -> bool:
+    """``model.requires_grad_(False)`` (or its parameters frozen one by one) in this scope,
+    before ``line``, and not thawed since."""
+    return _frozen_before(w.body, model, line)
+
+
 def _frozen_before(body: list[ast.stmt], model: str, line: int) -> bool:
     last: tuple[int, bool] | None = None
     for lineno, name, on in _requires_grad_settings(body):

@@ -69,6 +69,43 @@ TW005 = Rule(
             [(8, "TW005")],
         ),
         Example(
+            # clipping "switched on" once before the epoch loop: it clips no gradient
+            "clip_once_before_the_training_loop",
+            """\
+            def train(net, loader, optimizer, criterion):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    criterion(net(x), y).backward()
+                    optimizer.step()
+
+            def main(net, loader, epochs):
+                optimizer = torch.optim.Adam(net.parameters())
+                torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+                for epoch in range(epochs):
+                    train(net, loader, optimizer, nn.CrossEntropyLoss())
+            """,
+            [(9, "TW005")],
+        ),
+        Example(
+            # a step function that clips between its own backward() and step(), called
+            # from the loop, and a clip after the last epoch's steps for a report: fine
+            "clip_in_a_step_function_called_from_the_loop",
+            """\
+            def step(net, x, y, optimizer):
+                optimizer.zero_grad()
+                F.cross_entropy(net(x), y).backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+                optimizer.step()
+
+            def main(net, loader, optimizer):
+                for x, y in loader:
+                    step(net, x, y, optimizer)
+                norm = torch.nn.utils.clip_grad_norm_(net.parameters(), float("inf"))
+                print(norm)
+            """,
+            [],
+        ),
+        Example(
             "clip_between",
             in_loop(
                 "optimizer.zero_grad()\ncriterion(model(x), y).backward()\n"
@@ -166,8 +203,35 @@ def check_clipping(w: ScopeWalker) -> None:
     """TW005 (clip before backward / after step) and TW006 (clip of AMP-scaled grads)."""
     for clip in (e for e in w.events if e.kind == CLIP):
         problem = _clipping_problem(iteration_events(w, clip), clip)
+        if problem is None and _clipped_once_before_training(w, clip):
+            problem = (
+                "TW005",
+                (
+                    "gradients are clipped once, before the training loop runs any backward(): "
+                    "there is nothing to clip yet and every step is unclipped; clip after each "
+                    "backward()"
+                ),
+            )
         if problem is not None:
             report(w, problem[0], clip.node, problem[1])
+
+
+def _clipped_once_before_training(w: ScopeWalker, clip: Event) -> bool:
+    """``clip_grad_norm_(net.parameters(), c)`` once, outside every loop, after the optimizer
+    is built and before the epoch loop whose iterations run backward() and step()
+    (``for epoch ...: train(net, ...)``): a setting taken for a switch."""
+    if clip.loops:
+        return False
+    if any(_trains(e) for e in w.events if e.seq < clip.seq):
+        return False
+    return any(e.loops and _trains(e) for e in w.events if e.seq > clip.seq)
+
+
+def _trains(e: Event) -> bool:
+    """A backward() or a step, or a call of a function that runs both (a train epoch)."""
+    if e.kind in {BACKWARD, STEP}:
+        return True
+    return e.kind == CALL and e.summary is not None and bool(e.summary.backward and e.summary.steps)
 
 
 def _clipping_problem(seq: list[Event], clip: Event) -> tuple[str, str] | None:

@@ -68,6 +68,21 @@ TW019 = Rule(
             "model = nn.Linear(2, 2)\nmodel.to('cpu')\nmodel.cuda()\n",
             [],
         ),
+        Example(
+            # an in-place copy_ returns the tensor; its .to() copy is dropped (a module's
+            # requires_grad_() returns the module, which .to() moves in place)
+            "discarded_to_of_an_in_place_copy",
+            """\
+            class Model(nn.Module):
+                def __init__(self, init_emb, device):
+                    super().__init__()
+                    self.emb = nn.Embedding(100, 8)
+                    self.emb.weight.data.copy_(torch.from_numpy(init_emb)).to(device)
+                    self.head = nn.Linear(8, 2).requires_grad_(False).to(device)
+                    self.head.requires_grad_(True).to(device)
+            """,
+            [(5, "TW019")],
+        ),
     ),
 )
 
@@ -80,6 +95,16 @@ def check_discarded_to(w: ScopeWalker, expr: ast.expr) -> None:
     if expr.func.attr not in {"to", "cuda", "cpu"}:
         return
     receiver = expr.func.value
+    if _a_tensor_in_place(receiver):
+        method = receiver.func.attr  # type: ignore[attr-defined]
+        report(
+            w,
+            "TW019",
+            expr,
+            f"{method}(...) returns the tensor it changed in place, and its "
+            f".{expr.func.attr}(...) copy is discarded: the tensor stays where it was",
+        )
+        return
     name = dotted(receiver) or _state_entry(receiver)
     value = w.lookup(name) if dotted(receiver) else None
     if (value is not None and value.kind == V.TENSOR) or (
@@ -98,6 +123,19 @@ def check_discarded_to(w: ScopeWalker, expr: ast.expr) -> None:
             f"{name}.{expr.func.attr}(...) returns a new tensor that "
             f"is discarded: write {name} = {name}.{expr.func.attr}(...)",
         )
+
+
+def _a_tensor_in_place(node: ast.expr) -> bool:
+    """``w.weight.data.copy_(init).to(device)``: an in-place tensor method (``copy_``,
+    ``fill_``, ``normal_``) returns its tensor (a module's ``requires_grad_()`` returns the
+    module, moved in place by ``.to()``)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr.endswith("_")
+        and not node.func.attr.startswith("_")
+        and node.func.attr not in {"requires_grad_", "share_memory_"}
+    )
 
 
 # src_mask, attention_mask, masks: tensors by name (no module or batch object is called so)

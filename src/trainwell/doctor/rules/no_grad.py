@@ -36,13 +36,14 @@ from ._common import (
     mode_effects,
 )
 from ._eval_forwards import shown_name, unguarded_forward
-from ._frozen import frozen_parameters_at
+from ._frozen import frozen_in_scope_before, frozen_parameters_at
 from ._input_gradients import InputGradients
 from ._no_grad_binding_examples import BINDING_EXAMPLES
 from ._no_grad_call_examples import CALL_EXAMPLES
 from ._no_grad_examples import EXAMPLES
 from ._no_grad_framework_examples import FRAMEWORK_EXAMPLES
 from ._no_grad_paths_examples import PATH_EXAMPLES
+from ._no_grad_script_examples import SCRIPT_EXAMPLES
 from ._no_grad_what_runs_examples import WHAT_RUNS_EXAMPLES
 from ._registry import Rule, scope_check
 
@@ -75,6 +76,7 @@ TW012 = Rule(
         + CALL_EXAMPLES
         + BINDING_EXAMPLES
         + WHAT_RUNS_EXAMPLES
+        + SCRIPT_EXAMPLES
         + PATH_EXAMPLES
         + FRAMEWORK_EXAMPLES
     ),
@@ -120,6 +122,8 @@ def _eval_region(w: ScopeWalker, index: int, e: Event, receiver: str) -> None:
         return
     forward, via = found
     line = getattr(forward, "lineno", 1)
+    if forward is via and frozen_in_scope_before(w, receiver, line):
+        return  # model.eval(); model.requires_grad_(False); model(x): no graph is recorded
     col = getattr(forward, "col_offset", 0) + 1
     message = (
         f"{shown_name(forward, receiver) if forward is via else receiver}(...){EVAL_RULE_MARK}"

@@ -98,6 +98,34 @@ TW008 = Rule(
             "def f(logits, y):\n    return F.nll_loss(F.log_softmax(logits, dim=1), y)\n",
             [],
         ),
+        Example(
+            # a recurrent model returns its log-probabilities first, with its hidden state
+            "log_softmax_first_of_a_returned_tuple_into_ce",
+            """\
+            class LSTMText(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lstm = nn.LSTM(8, 16)
+                    self.logistic = nn.Linear(16, 2)
+
+                def forward(self, x, hidden):
+                    output, hidden = self.lstm(x, hidden)
+                    return F.log_softmax(self.logistic(output[-1]), dim=-1), hidden
+
+            def train(model, loader, optimizer):
+                criterion = nn.CrossEntropyLoss()
+                for x, label in loader:
+                    target, hidden = model(x, None)
+                    loss = criterion(target, label)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+
+            model = LSTMText()
+            train(model, loader, torch.optim.Adam(model.parameters()))
+            """,
+            [(15, "TW008")],
+        ),
     ),
 )
 

@@ -1,0 +1,113 @@
+"""Examples of TW012 (inference without no_grad) in inference scripts and trainer classes:
+a model frozen whole before its forward, a data transform named like a model of the file,
+and a GAN trainer whose discriminator method takes ``*images``. Run as tests beside the rule."""
+
+from __future__ import annotations
+
+from ._registry import Example
+
+SCRIPT_EXAMPLES = (
+    Example(
+        # requires_grad_(False) on the whole model before the forward: no graph is recorded,
+        # after eval() or not
+        "a_model_frozen_whole_before_an_inference_forward",
+        """\
+        def stylize(image_path, model_path, save_path):
+            img = load_image(image_path).to(device)
+            model = TransformationModel().to(device).eval()
+            model.load_state_dict(torch.load(model_path, map_location=device))
+            model.requires_grad_(False)
+            out = model(img)
+            save_image(postprocess(out).squeeze(0), save_path)
+
+        def render(net, z):
+            net.requires_grad_(False)
+            return net(z).clamp(0, 1).cpu().numpy()
+
+        stylize(args.image, args.model, args.out)
+        print(render(Generator(), torch.randn(1, 8)))
+        """,
+        [],
+    ),
+    Example(
+        # frozen, then thawed for fine-tuning elsewhere: the evaluation forward after
+        # requires_grad_(True) records a graph again
+        "a_model_thawed_before_its_forward_records_a_graph",
+        """\
+        def evaluate(model, loader):
+            model.requires_grad_(False)
+            model.requires_grad_(True)
+            model.eval()
+            correct = 0
+            for x, y in loader:
+                correct += (model(x).argmax(1) == y).sum().item()
+            return correct
+
+        print(evaluate(nn.Linear(4, 2), val_loader))
+        """,
+        [(7, "TW012")],
+    ),
+    Example(
+        # ``transform = transforms.Compose(...)`` in a helper is a data transform, although
+        # a ``transform`` model of the file is put in eval()
+        "a_data_transform_named_like_a_model_of_the_file",
+        """\
+        from torchvision import transforms
+
+        class Transform(nn.Module):
+            def __init__(self, planes):
+                super().__init__()
+                self.conv = nn.Conv2d(planes, planes, 1)
+
+            def forward(self, x):
+                return self.conv(x)
+
+        def test_transform():
+            transform = transforms.Compose([transforms.ToTensor()])
+            return transform
+
+        transform = Transform(512)
+        transform.eval()
+        content_tf = test_transform()
+        content = content_tf(Image.open(args.content)).unsqueeze(0)
+        with torch.no_grad():
+            out = transform(content)
+        save_image(out, "out.png")
+        """,
+        [],
+    ),
+    Example(
+        # the generator's output, detached, is what the discriminator's loss is built from
+        # (through a method taking ``*images``): the update's business, not inference
+        "a_gan_trainer_discriminates_through_a_varargs_method",
+        """\
+        class Trainer:
+            def __init__(self, g_net, d_net, d_optimizer, criterion):
+                self.g_net, self.d_net = g_net, d_net
+                self.d_optimizer, self.criterion = d_optimizer, criterion
+
+            def generate(self, lr_images):
+                return self.g_net(lr_images)
+
+            def discriminate(self, *images):
+                return self.d_net(*images)
+
+            def optimize_discriminator(self, loss):
+                self.d_optimizer.zero_grad()
+                loss.backward()
+                self.d_optimizer.step()
+
+            def train_discriminator(self, hr_images, lr_images):
+                sr_images = self.generate(lr_images).detach()
+                sr_labels = self.discriminate(sr_images)
+                hr_labels = self.discriminate(hr_images)
+                loss = self.criterion(sr_labels, hr_labels)
+                self.optimize_discriminator(loss)
+
+            def train(self, loader):
+                for hr, lr in loader:
+                    self.train_discriminator(hr, lr)
+        """,
+        [],
+    ),
+)
