@@ -37,7 +37,7 @@ from .class_facts import (
     takes_input_gradients,
 )
 from .events import RawFinding, Summary
-from .foreign import Foreign, ForeignClass, ForeignNode
+from .foreign import Foreign, ForeignClass, ForeignNode, reached_twice
 from .handover import remote_functions
 from .mode_switch import (
     NO_GRAD_BY_STATE,
@@ -56,7 +56,7 @@ from .run_sites import (
     node_at,
 )
 from .scope_facts import ScopeFacts, scope_facts
-from .scope_state import ClassInfo, WalkHooks
+from .scope_state import ClassInfo, WalkHooks, keeps_no_weights
 from .statements import StatementWalker
 from .values import Value, merge
 
@@ -286,6 +286,7 @@ class FileAnalysis:
             if sites and not all(sites) and key not in seen:
                 seen.add(key)
                 self.findings.append(_in_its_thread(finding, func, self.handed_over))
+        self.findings = reached_twice(self.findings, self.tree)
 
     def _inside_a_trained_helper(
         self, func: ast.AST | None, finding: RawFinding, trained: set[int]
@@ -427,11 +428,14 @@ class FileAnalysis:
 
     def forward_flags(self, cls_name: str | None) -> frozenset[str]:
         """SOFTMAX / LOG_SOFTMAX when every ``return`` of the class's forward() has it;
-        NEEDS_GRAD when a method of the class takes input gradients."""
+        NEEDS_GRAD when a method of the class takes input gradients; WEIGHTLESS when it
+        keeps no weights."""
         info = self.classes.get(cls_name or "")
         if info is None:
             return frozenset()
         needs_grad = frozenset({V.NEEDS_GRAD}) if self._needs_grad(info) else frozenset()
+        if keeps_no_weights(info):
+            needs_grad |= {V.WEIGHTLESS}  # for the files that import it
         if "forward" not in info.methods:
             return needs_grad
         switch = forward_no_grad_switch(info.methods["forward"], info.methods)

@@ -239,6 +239,8 @@ class CallEffects(ScopeState):
         if qual is None:
             return NOTHING
         tail = last_part(qual)
+        if V.from_other_framework(qual) and self.fa.imports.is_imported(call.func):
+            return Value(V.OBJECT, cls=qual)  # net = cv2.dnn.readNet(...): not a torch module
         torchy = qual.startswith("torch.") or self.fa.imports.is_imported(call.func)
         if tail in ITER_WRAPPERS - {"zip"} and arg_vals and arg_vals[0] is not None:
             inner = arg_vals[0]

@@ -12,7 +12,7 @@ from ._astutil import Imports, dotted, walk
 from .events import CALL, FORWARD, Event, Summary
 from .graph_calls import NOT_FOLLOWED_METHODS
 from .scope_facts import turns_autograd_off
-from .scope_state import ClassInfo, FileContext, class_method, keeps_nothing
+from .scope_state import ClassInfo, FileContext, class_method, keeps_no_weights
 
 GRAPH_LABEL = "@graph"  # in Summary.return_positions: the callee's own forward's graph
 BACKWARD_FATE = "backward"
@@ -179,17 +179,18 @@ def runs_passed_functions(e: Event) -> bool:
 
 
 def weightless_model(w: FlowContext, receiver: str | None) -> bool:
-    """``receiver`` holds a layer without weights: a torch one (``nn.Upsample``) or a module
-    class of this file that keeps nothing on ``self`` (``class RMSE(nn.Module)`` whose
-    ``__init__`` only calls ``super().__init__()``: a metric or loss written as a module),
-    or an ``nn.Sequential`` of such layers and feature transforms (a mel spectrogram)."""
+    """``receiver`` holds a layer without weights: a torch one (``nn.Upsample``), a module
+    class of this file or of the project that keeps no weights (``class RMSE(nn.Module)``
+    whose ``__init__`` only calls ``super().__init__()``, a ``Normalize(mean, std)`` that
+    keeps two tensors: a metric, a loss or a transform written as a module), or an
+    ``nn.Sequential`` of such layers and feature transforms (a mel spectrogram)."""
     value = w.lookup(receiver) if receiver else None
     if value is None or value.kind != V.MODEL:
         return False
     if value.cls in V.PARAMETERLESS_LAYERS or V.WEIGHTLESS in value.flags:
         return True
     info = w.fa.classes.get(value.cls or "")
-    return info is not None and keeps_nothing(info)
+    return info is not None and keeps_no_weights(info)
 
 
 DETACHED = ".detached"  # a returned position's label: a parameter's detached value
@@ -264,3 +265,36 @@ def model_method(w: FlowContext, func: ast.Attribute) -> Summary | None:
         # what it returns carries a graph on some calls only
         return replace(summary, returns_graph=False)
     return summary
+
+
+def undefined_name(w: FlowContext, node: ast.AST | None) -> bool:
+    """``d_loss.backward()`` where neither the scope nor the module binds ``d_loss``:
+    unfinished code (a homework template), whose loss may be built from anything."""
+    if not isinstance(node, ast.Name) or any(
+        isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names)
+        for n in w.fa.tree.body
+    ):
+        return False
+    scope = [w.func] if w.func is not None else []
+    return node.id not in _bound_in(scope, w.func) | _bound_in(w.fa.tree.body, None)
+
+
+def _bound_in(nodes: list, scope: ast.AST | None) -> set[str]:
+    """Names bound in ``scope`` (or by the module's statements), not looking into the other
+    functions and classes they define."""
+    bound: set[str] = set()
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(n.name)
+            if n is not scope:
+                continue  # another definition binds its name only
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            bound.add(n.id)
+        elif isinstance(n, ast.arg):
+            bound.add(n.arg)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).partition(".")[0] for a in n.names)
+        stack.extend(ast.iter_child_nodes(n))
+    return bound

@@ -10,8 +10,10 @@ point there.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
+from ._astutil import dotted
 from .events import RawFinding, Summary
 
 
@@ -61,3 +63,27 @@ class Foreign:
 
     names: dict[str, ForeignClass | ForeignFunction] = field(default_factory=dict)
     modules: dict[str, dict[str, ForeignClass | ForeignFunction]] = field(default_factory=dict)
+
+
+def reached_twice(findings: list[RawFinding], tree: ast.AST) -> list[RawFinding]:
+    """TW012 said twice for one forward of another file: at a call of this file's function
+    that reaches it (``preprocess(q, sni_model)`` after ``sni_model.eval()``) and at the
+    call of the other file's helper inside that function (``fast_test(inp, sni_model)``).
+    The finding at the helper's own call stands; the one down the chain is dropped."""
+    direct = {f.silenced_at for f in findings if f.silenced_at and _calls_helper(f, tree)}
+    return [
+        f
+        for f in findings
+        if not (f.silenced_at in direct and f.silenced_at and not _calls_helper(f, tree))
+    ]
+
+
+def _calls_helper(finding: RawFinding, tree: ast.AST) -> bool:
+    """The finding's line calls the other file's helper it names (``fast_test() (in``)."""
+    helper = finding.message.partition("() (in ")[0].rpartition(" ")[2].rpartition(".")[2]
+    return any(
+        isinstance(n, ast.Call)
+        and getattr(n, "lineno", 0) == finding.line
+        and (dotted(n.func) or "").rpartition(".")[2] == helper
+        for n in ast.walk(tree)
+    )

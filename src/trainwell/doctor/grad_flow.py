@@ -40,6 +40,7 @@ from .flow_result import (
     kept_for_training,
     model_method,
     of_known_class,
+    undefined_name,
 )
 from .graph_calls import (
     BACKWARD_CALLS,
@@ -63,6 +64,7 @@ from .graph_calls import (
     names_in_nested_scopes,
     own_statements,
     phase_loops,
+    trains_on,
 )
 
 
@@ -456,6 +458,8 @@ class _Flow:
         name = self.w.fa.imports.resolve(func) or ""
         tail = func.attr if isinstance(func, ast.Attribute) else last_part(name)
         if tail in BACKWARD_CALLS or name in GRAD_FUNCTIONS:
+            if isinstance(func, ast.Attribute) and undefined_name(self.w, func.value):
+                receiver = frozenset().union(CLEAN, *self.env.values())  # an unwritten loss
             self.fate(receiver | passed, BACKWARD_FATE)
             return CLEAN
         summary = self.summaries.get(call)
@@ -492,6 +496,8 @@ class _Flow:
                 self.into(func.value, passed)
                 return own
             if receiver:  # a method of a tensor (or object) holding a graph: it carries on
+                if trains_on(tail):  # mine.train_step(z, ...) of an object handed in
+                    self.fate(passed, ESCAPE_FATE)
                 return own | receiver | passed
             if tail in CONTAINER_METHODS:
                 self.into(func.value, passed)

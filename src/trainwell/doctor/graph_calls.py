@@ -142,6 +142,15 @@ def is_metric(name: str) -> bool:
     return "accuracy" in words or "acc" in words or "metric" in words or "metrics" in words
 
 
+TRAINING_WORDS = {"train", "learn", "fit", "optimize", "optimise", "backward", "backprop"}
+
+
+def trains_on(name: str) -> bool:
+    """``mine.train_inside_epoch(z, s, opt)``, ``agent.learn(batch)``: a method named for
+    training on what it is given, which may backpropagate through it."""
+    return bool(set(name.lower().split("_")) & TRAINING_WORDS)
+
+
 def own_statements(body: list[ast.stmt]):
     stack = list(body)
     while stack:

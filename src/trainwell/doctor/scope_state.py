@@ -314,6 +314,61 @@ def keeps_nothing(info: ClassInfo) -> bool:
     return True
 
 
+# Methods of a tensor (or a number) a module may keep on self: data, not a submodule.
+_DATA_METHODS = {
+    "to", "cuda", "cpu", "float", "double", "half", "long", "int", "bool", "type", "view",
+    "reshape", "clone", "detach", "unsqueeze", "squeeze", "expand", "permute", "contiguous",
+}  # fmt: skip
+
+
+def keeps_no_weights(info: ClassInfo) -> bool:
+    """:func:`keeps_nothing`, or an nn.Module that keeps only data on ``self`` and calls
+    none of it (``class Normalize(nn.Module)`` with ``self.mean = mean`` used in arithmetic):
+    a normalisation or a metric written as a module, with no trainable parameter."""
+    if keeps_nothing(info):
+        return True
+    if not info.is_module or "__init__" not in info.methods:
+        return False
+    if any(dotted(base) not in _TORCH_MODULE_BASES for base in info.node.bases):
+        return False
+    kept: set[str] = set()
+    for node in walk(info.node):
+        if isinstance(node, ast.Call):
+            name = dotted(node.func) or ""
+            if name.rpartition(".")[2] in _REGISTERING or name == "setattr":
+                return False
+        if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for part in (p for t in targets for p in walk(t)):
+            if isinstance(part, ast.Attribute) and dotted(part.value) == "self":
+                if node.value is None or not _plain_data(node.value):
+                    return False
+                kept.add(part.attr)
+    return not any(_calls_kept(node, kept) for node in walk(info.node))
+
+
+def _plain_data(value: ast.expr) -> bool:
+    """Names, numbers and arithmetic, tensor methods (``self.mean.to(x.device)``) at most."""
+    return not any(
+        isinstance(n, ast.Lambda)
+        or isinstance(n, ast.Call)
+        and not (isinstance(n.func, ast.Attribute) and n.func.attr in _DATA_METHODS)
+        for n in walk(value)
+    )
+
+
+def _calls_kept(node: ast.AST, kept: set[str]) -> bool:
+    """``self.backbone(x)``, ``self.backbone.encode(x)``: something kept is a module."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    name = dotted(node.func) or ""
+    parts = name.split(".")
+    if len(parts) < 2 or parts[0] != "self" or parts[1] not in kept:
+        return False
+    return len(parts) == 2 or parts[-1] not in _DATA_METHODS
+
+
 def class_method(
     classes: dict[str, ClassInfo], cls: str | None, attr: str
 ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:

@@ -8,6 +8,7 @@ back to exactly one (cell, line) pair.
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import re
@@ -20,9 +21,19 @@ CHECKED_SUFFIXES = (".py", ".pyi", NOTEBOOK_SUFFIX)
 
 # Cell magics whose body is still Python (IPython runs it); any other %% cell is not Python.
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug", "profile"}
-_LINE_MAGIC = re.compile(r"^(?P<indent>\s*)(?:[%!]|\?)")
+_LINE_MAGIC = re.compile(r"^(?P<indent>\s*)(?:%|!(?!=)|\?)")  # not ``!=`` (a comparison)
 _ASSIGNED_MAGIC = re.compile(r"^(?P<lhs>\s*[A-Za-z_][\w.,\s\[\]()]*?=)\s*[%!]")
 _HELP = re.compile(r"^(?P<indent>\s*)[\w.]+\s*\?{1,2}\s*$")
+# Magics and shell aliases IPython runs without their ``%`` (automagic): ``cd YoloV3/``,
+# ``pip install timm``, ``rm -rf data/``, each alone in its cell.
+_AUTOMAGICS = frozenset({
+    "cd", "pwd", "ls", "ll", "rm", "rmdir", "mkdir", "cp", "mv", "cat", "less", "man",
+    "clear", "pip", "conda", "mamba", "env", "set_env", "load_ext", "reload_ext", "matplotlib",
+    "pylab", "run", "time", "timeit", "autoreload", "aimport", "config", "who", "whos",
+    "reset", "store", "history", "pushd", "popd", "dhist", "bookmark", "alias", "unalias",
+    "sx", "system", "xmode", "pdb", "tb", "load", "writefile", "precision", "pinfo", "psearch",
+})  # fmt: skip
+_AUTOMAGIC = re.compile(r"^(?P<indent>\s*)(?P<name>[A-Za-z_]\w*)(?:\s+\S.*)?$")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
@@ -107,16 +118,41 @@ def _python_line(line: str) -> str:
     return line
 
 
+def _automagic(lines: list[str]) -> bool:
+    """``cd YoloV3/`` alone in its cell: a magic or shell alias without its ``%``. IPython
+    (7 and later) tries automagic only on a cell of one line, and never on an assignment
+    (``ls = []``); a line that is Python (``time.sleep(1)``) stays Python."""
+    written = [line for line in lines if line.strip()]
+    if len(written) != 1:
+        return False
+    match = _AUTOMAGIC.match(written[0])
+    if match is None or match.group("name") not in _AUTOMAGICS:
+        return False
+    if written[0][match.end("name") :].lstrip()[:1] in {"=", ","}:
+        return False
+    try:
+        ast.parse(written[0].strip())
+    except SyntaxError:
+        return True
+    return False
+
+
 def _cell_lines(source: list[str]) -> list[str]:
     lines = split_lines("".join(source))
     if lines and lines[-1] == "" and len(lines) > 1:
         lines.pop()  # a trailing newline does not start another line
-    first = lines[0].strip() if lines else ""
+    # IPython drops a cell's leading blank lines before it looks for a %% cell magic
+    first = next((line.strip() for line in lines if line.strip()), "")
     if first.startswith("%%"):
         name = first[2:].split(maxsplit=1)[0] if first[2:].strip() else ""
         if name not in _PYTHON_CELL_MAGICS:
             return ["" for _ in lines]  # %%bash, %%writefile, ...: not Python
-        return ["", *(_python_line(line) for line in lines[1:])]
+        start = next(i for i, line in enumerate(lines) if line.strip())
+        return ["" for _ in lines[: start + 1]] + [
+            _python_line(line) for line in lines[start + 1 :]
+        ]
+    if _automagic(lines):
+        return ["" for _ in lines]
     out: list[str] = []
     continued = False
     for line in lines:

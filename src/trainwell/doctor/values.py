@@ -186,6 +186,21 @@ PARAMETERLESS_LAYERS = {
 # torchaudio's and torchvision's transforms are modules without weights (a spectrogram, a
 # normalisation): an nn.Sequential of them is a feature transform, not a model
 TRANSFORM_MODULES = ("torchaudio.transforms.", "torchvision.transforms.")
+# Other frameworks: what their calls return is not a torch module, however it is named
+# (``net = cv2.dnn.readNet(...)``, ``model = tf.keras.models.load_model(...)``).
+OTHER_FRAMEWORKS = frozenset({
+    "tensorflow", "keras", "tf_keras", "jax", "flax", "haiku", "optax", "paddle", "mxnet",
+    "cv2", "sklearn", "xgboost", "lightgbm", "catboost", "onnxruntime", "openvino", "tensorrt",
+    "tflite_runtime", "caffe", "chainer", "theano", "lasagne", "mindspore", "oneflow",
+    "megengine", "cntk", "dynet", "statsmodels",
+})  # fmt: skip
+
+
+def from_other_framework(qual: str | None) -> bool:
+    """``cv2.dnn.readNet``, ``tensorflow.keras.Sequential``: a call of another framework."""
+    return bool(qual) and qual.partition(".")[0] in OTHER_FRAMEWORKS
+
+
 # Modules that only hold others: iterating over one yields its submodules.
 MODULE_CONTAINERS = {"ModuleList", "Sequential", "ModuleDict"}
 # Methods of nn.Module that return the module itself.

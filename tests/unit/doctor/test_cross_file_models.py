@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from trainwell.doctor import check_paths
@@ -387,3 +388,119 @@ def test_a_training_functions_own_evaluation_is_left_to_its_file(tmp_path: Path)
     )
     assert lines([main]) == set()
     assert lines([tmp_path]) == {("pipeline.py", 17, "TW012")}
+
+
+TRANSFORMS = """
+import torch
+from torch import nn
+
+
+class DeNormalize(nn.Module):
+    def __init__(self, mean, std):
+        super().__init__()
+        self.mean = mean
+        self.std = std
+
+    def forward(self, x):
+        self.mean = self.mean.to(x.device)
+        return torch.clamp(self.std * x + self.mean, 0, 100)
+
+
+class Head(nn.Module):
+    def __init__(self, backbone):
+        super().__init__()
+        self.backbone = backbone
+
+    def forward(self, x):
+        return self.backbone(x).mean(1)
+"""
+
+
+def test_a_module_of_another_file_that_keeps_only_data_has_no_weights(tmp_path: Path) -> None:
+    # DeNormalize keeps two tensors and calls neither: no parameter, nothing to record;
+    # Head keeps a module it calls: the backbone's weights record a graph
+    write(tmp_path, "transforms.py", TRANSFORMS)
+    script = """
+import torch
+from transforms import DeNormalize, Head
+
+denorm = DeNormalize(mean, std)
+print(denorm(torch.randn(4, 1)).tolist())
+head = Head(backbone)
+print(head(torch.randn(4, 8)).tolist())
+"""
+    main = write(tmp_path, "main.py", script)
+    assert lines([main]) == {("main.py", 7, "TW012")}
+
+
+MINE = """
+import torch
+from torch import nn
+
+
+class MINE(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+
+    def forward(self, z, s):
+        return self.fc(z * s)
+
+    def train_inside_epoch(self, z, s, optimizer):
+        optimizer.zero_grad()
+        loss = -self(z, s).mean()
+        loss.backward()
+        optimizer.step()
+        return loss.item()
+"""
+ESTIMATE = """
+import torch
+
+
+def estimate_mi(model, mine, loader, optimizer):
+    total = 0
+    for x, u in loader:
+        z = model.encoder(x)
+        total += mine.{method}(z, u, optimizer)
+    print(total)
+"""
+ESTIMATING = """
+from mine import MINE
+from estimate import estimate_mi
+
+mine = MINE()
+estimate_mi(model, mine, loader, optimizer)
+"""
+
+
+def test_an_output_handed_to_a_training_method_of_an_object_passed_in(tmp_path: Path) -> None:
+    # the encoder's output is trained on by the estimator handed in (its loss backpropagates
+    # through it); handed to a method not named for training, it is only measured
+    write(tmp_path, "mine.py", MINE)
+    write(tmp_path, "estimate.py", ESTIMATE.format(method="train_inside_epoch"))
+    main = write(tmp_path, "main.py", ESTIMATING)
+    assert lines([main]) == set()
+    write(tmp_path, "estimate.py", ESTIMATE.format(method="estimate"))
+    assert lines([main]) == {("main.py", 5, "TW012")}
+
+
+def test_one_forward_of_another_file_reached_down_a_chain_is_said_once() -> None:
+    # preprocess() (line 7) reaches fast_test() of evalTest.py through is_significant(),
+    # which calls it at line 11: the finding at the helper's own call stands; a call of
+    # fast_test() in another region (line 8) is a finding of its own
+    from trainwell.doctor.events import RawFinding
+    from trainwell.doctor.foreign import reached_twice
+
+    tree = ast.parse(
+        "import evalTest\n\n\ndef main(sni_model):\n    sni_model.eval()\n    for x in data:\n"
+        "        preprocess(x, sni_model)\n    evalTest.fast_test(x, sni_model)\n\n\n"
+        "def is_significant(inp, m):\n    return evalTest.fast_test(inp, m).data[0] == 1\n"
+    )
+    site = ("evalTest.py", 5)
+    chain = RawFinding("TW012", 7, 9, "TW012 fast_test() (in evalTest.py:5): ...", None)
+    direct = RawFinding("TW012", 12, 12, "evalTest.fast_test() (in evalTest.py:5): ...", None)
+    other = RawFinding("TW012", 8, 5, "evalTest.fast_test() (in evalTest.py:5): ...", None)
+    for finding in (chain, direct, other):
+        finding.silenced_at = site
+    assert reached_twice([chain, direct, other], tree) == [direct, other]
+    assert reached_twice([chain], tree) == [chain]

@@ -117,6 +117,27 @@ def test_notebook_cells_concatenated_with_magics(tmp_path: Path) -> None:
     assert findings[0].format().startswith(f"{nb}:cell 3:5:5: TW001 ")
 
 
+def test_notebook_automagic_and_late_cell_magic(tmp_path: Path) -> None:
+    # IPython runs ``cd dir/`` and ``rm -rf x/`` without their %, and a %% magic after
+    # blank lines; Python lines that start with such a word (``ls = []``) stay Python
+    nb = tmp_path / "train.ipynb"
+    nb.write_text(
+        notebook(
+            ("code", "import torch\n"),
+            ("code", "cd YoloV3/\n"),
+            ("code", "\nrm -rf data/custom/\n"),
+            ("code", "\n%%writefile config.yml\nname: run\nmodel: {type: Net}\n"),
+            ("code", "config = dict(\n    lr=0.1,\n)\ntime.sleep(1)\nstate = torch.load('x.pt')\n"),
+            ("code", "assert (\n    a\n    != b\n).sum() < 1e-5\n"),  # != is no shell escape
+        )
+    )
+    findings = check_paths([nb], target_torch="2.4")
+    assert codes(findings) == [(5, 5, 9, "TW016")]
+    text = load_notebook(nb.read_bytes()).text.splitlines()
+    assert text[1:4] == ["", "", ""]
+    assert text[8:12] == ["config = dict(", "    lr=0.1,", ")", "time.sleep(1)"]
+
+
 def test_notebook_line_map_and_noqa() -> None:
     data = notebook(
         ("code", "import torch"),

@@ -47,6 +47,37 @@ _SECOND_PHASE = """\
         optimizer.step()
 """
 
+_EACH_PASS = """\
+    def train(model, loader, optimizer):
+        for x, y in loader:
+            optimizer.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            optimizer.step()
+
+    def search(model, grid, loader, device):
+        for lr in grid:
+            {build}
+            optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+            train(model, loader, optimizer)
+            model.eval()
+            with torch.no_grad():
+                print(model(x).argmax(1).eq(y).float().mean().item())
+    """
+
+_INPUT_GRADIENT = """\
+    def scores(net, loader, optimizer, epsilon):
+        for epoch in range(3):
+            net.eval()
+            for images, labels in loader:
+                images = Variable(images, requires_grad=True)
+                net.zero_grad()
+                net(images).softmax(1).max().backward()
+                {step}
+                perturbed = images - epsilon * torch.sign(images.grad)
+                with torch.no_grad():
+                    print(net(perturbed).max().item())
+    """
+
 MORE_EXAMPLES = (
     Example(
         # the attack runs backward() for the perturbation and steps nothing; the model's
@@ -445,5 +476,30 @@ MORE_EXAMPLES = (
             save_model(f"{epoch}.pth", model)
         """,
         [(20, "TW010")],
+    ),
+    Example(
+        # a hyper-parameter search: each pass builds a new model (in train mode) before its
+        # training and test, so the eval() of one pass never reaches the next pass's model
+        "eval_of_a_model_built_anew_each_pass",
+        _EACH_PASS.format(build="model = nn.Linear(4, 2)"),
+        [],
+    ),
+    Example(
+        # ... but moving the same model (or wrapping it) builds nothing new
+        "eval_of_a_model_moved_each_pass",
+        _EACH_PASS.format(build="model = model.to(device)"),
+        [(12, "TW010")],
+    ),
+    Example(
+        # ODIN: backward() for the gradient of the input, in a scope that steps nothing
+        "eval_then_backward_for_an_input_gradient",
+        _INPUT_GRADIENT.format(step=""),
+        [],
+    ),
+    Example(
+        # ... an optimizer step in the same loop makes it a training step again
+        "eval_then_backward_and_a_step",
+        _INPUT_GRADIENT.format(step="optimizer.step()"),
+        [(3, "TW010")],
     ),
 )

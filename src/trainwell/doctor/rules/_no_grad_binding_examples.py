@@ -558,4 +558,33 @@ BINDING_EXAMPLES = (
         """,
         [(16, "TW012")],
     ),
+    Example(
+        # another framework's network, however it is named: OpenCV's DNN, a Keras model
+        "a_network_of_another_framework_is_not_a_torch_model",
+        """\
+        import cv2
+        import tensorflow as tf
+
+        net = cv2.dnn.readNet("yolov3.weights", "yolov3.cfg")
+        net.setInput(cv2.dnn.blobFromImage(image, 1 / 255.0, (416, 416)))
+        outs = net.forward(output_layers)
+        model = tf.keras.models.load_model("model.h5")
+        print(model(images).numpy().argmax(1))
+        """,
+        [],
+    ),
+    Example(
+        # ... while a torch model beside them is still one
+        "a_torch_model_beside_another_frameworks_network",
+        """\
+        import cv2
+
+        detector = cv2.dnn.readNet("yolov3.weights", "yolov3.cfg")
+        net = torchvision.models.resnet18(num_classes=10)
+        net.load_state_dict(torch.load("best.pt", weights_only=True))
+        net.eval()
+        print(net(images).argmax(1).tolist())
+        """,
+        [(7, "TW012")],
+    ),
 )

@@ -6,6 +6,27 @@ from __future__ import annotations
 
 from ._registry import Example
 
+_TEMPLATE = """\
+    def train_discriminator(D, G, d_optimizer, real, z):
+        fake = G(z).detach()
+        d_real = D(real)
+        d_fake = D(fake)
+        # To-Do: compute the discriminator loss
+        {loss}
+        d_optimizer.zero_grad()
+        d_loss.backward()
+        d_optimizer.step()
+        return d_loss, d_real, d_fake
+
+    def train_gan(loader):
+        D = nn.Linear(2, 1)
+        G = nn.Linear(2, 2)
+        d_optimizer = torch.optim.Adam(D.parameters())
+        for real, z in loader:
+            d_loss, d_real, d_fake = train_discriminator(D, G, d_optimizer, real, z)
+            print(d_loss.item(), d_real.mean().item(), d_fake.mean().item())
+    """
+
 SCRIPT_EXAMPLES = (
     Example(
         # requires_grad_(False) on the whole model before the forward: no graph is recorded,
@@ -108,6 +129,14 @@ SCRIPT_EXAMPLES = (
                 for hr, lr in loader:
                     self.train_discriminator(hr, lr)
         """,
+        [],
+    ),
+    Example(
+        # a homework template whose loss is left to the student: d_loss is bound nowhere
+        # (the caller's d_loss is another name), so what feeds its backward() is unknown;
+        # with the loss unknown, the outputs handed back may well feed it
+        "a_loss_left_unwritten_may_use_any_forward",
+        _TEMPLATE.format(loss=""),
         [],
     ),
 )

@@ -9,7 +9,7 @@ import ast
 from .. import values as V
 from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
-from ..events import BACKWARD, CALL, EVAL, FORWARD, TRAIN, Event, is_prefix
+from ..events import BACKWARD, CALL, EVAL, FORWARD, STEP, TRAIN, Event, is_prefix
 from ..scope_facts import own_nodes
 from ._common import (
     call_name,
@@ -19,6 +19,7 @@ from ._common import (
     mode_effects,
     report,
 )
+from ._input_gradients import InputGradients
 from ._mode_examples import MORE_EXAMPLES
 from ._mode_guards import (
     attack_only,
@@ -401,7 +402,8 @@ def check_eval_leak(w: ScopeWalker) -> None:
                     continue  # early stopping: test the best weights, then break
                 if frozen_right_after(w, e, key):
                     continue  # net.eval(); for p in net.parameters(): p.requires_grad = False
-                if _leaks_into_training(w, seq, index, key):
+                fresh = _fresh_model_each_pass(w.loops[lid].node, key, e.node)
+                if _leaks_into_training(w, seq, index, key, this_pass_only=fresh):
                     reported.add(id(e.node))
                     what = (
                         f"{key}.eval()"
@@ -457,14 +459,65 @@ def _mode_chosen_per_iteration(seq: list[Event], e: Event, key: str) -> bool:
     )
 
 
-def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str) -> bool:
+def _fresh_model_each_pass(loop: ast.stmt, key: str, eval_node: ast.AST) -> bool:
+    """``for params in grid: model = CNN(); train(model); evaluate(model)``: each pass
+    builds a new model (in train mode) before the eval(), so the eval() cannot reach the
+    next pass's training. A rebinding to the same model (``model = model.to(dev)``,
+    ``DataParallel(model)``) or to a copy (``deepcopy(best)``, which keeps its mode) is not."""
+    line = getattr(eval_node, "lineno", 0)
+    for stmt in _unconditional_statements(getattr(loop, "body", [])):
+        if getattr(stmt, "lineno", line) >= line:
+            break
+        if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
+            continue
+        if not any(dotted(t) == key for t in stmt.targets):
+            continue
+        call = stmt.value
+        called = last_part(dotted(call.func)) or ""
+        if (
+            called in {"deepcopy", "copy"}
+            or isinstance(call.func, ast.Attribute)
+            and (called in V.MODULE_SELF_METHODS)
+        ):
+            continue
+        root = key.partition(".")[0]
+        if not any(dotted(n) in {key, root} for n in walk(call) if isinstance(n, ast.expr)):
+            return True
+    return False
+
+
+def _input_gradient_backward(w: ScopeWalker, e: Event) -> bool:
+    """``images.requires_grad = True; loss.backward(); images.grad`` in a scope that steps no
+    optimizer (ODIN's input perturbation, a saliency map): a gradient of the input, not a
+    training step."""
+    if e.kind != BACKWARD or any(
+        x.kind == STEP or (x.kind == CALL and x.summary is not None and x.summary.steps)
+        for x in w.events
+    ):
+        return False
+    wanted = InputGradients(w).events.values()
+    return any(what is True for events in wanted for _, what in events)
+
+
+def _unconditional_statements(body: list[ast.stmt]):
+    """The statements of ``body`` that run on every pass, through ``with`` and ``try``."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.With, ast.AsyncWith, ast.Try)):
+            yield from _unconditional_statements(stmt.body)
+
+
+def _leaks_into_training(
+    w: ScopeWalker, seq: list[Event], start: int, key: str, this_pass_only: bool = False
+) -> bool:
     # Paths of the train() calls seen since the eval(). A restore counts for a training
     # step when it runs whenever that step runs (its branch encloses the step), or whenever
     # the eval() itself ran (its branch encloses the eval: ``if log: m.eval(); ...; m.train()``).
     eval_path = seq[start].path
     restored: list[tuple] = []
     n = len(seq)
-    for offset in range(1, n):
+    # with a fresh model each pass, only the rest of this pass can run the eval()'d model
+    for offset in range(1, n - start if this_pass_only else n):
         e = seq[(start + offset) % n]
         effects = [eff for k, eff in mode_effects(w, e) if k == key]
         # a call that sets the model's mode itself before it trains (a linear probe that
@@ -476,6 +529,7 @@ def _leaks_into_training(w: ScopeWalker, seq: list[Event], start: int, key: str)
         if (
             is_training(e)
             and not attack_only(e)
+            and not _input_gradient_backward(w, e)
             and not sets_mode_itself
             and not e.no_grad
             and runs(e, key)
