@@ -44,7 +44,7 @@ from .mode_switch import (
     TrainingSwitch,
     forward_no_grad_switch,
     forward_state_switch,
-    reachable_with,
+    reachable_or_twin,
     training_switches,
 )
 from .run_sites import (
@@ -271,7 +271,7 @@ class FileAnalysis:
                 continue  # said at its calls that switch training off
             if a_fallback_with_grad(func if func is not None else self.tree, finding):
                 continue  # try: with no_grad(): model(x) / except RuntimeError: model(x)
-            if finding.cut_returned and func in targets:
+            if finding.cut_returned and (func or self._innermost(finding)) in targets:
                 continue  # its detached value is a target where a caller uses it
             if finding.at_call is not None and id(finding.helper) in trained:
                 finding = finding.at_call
@@ -294,15 +294,19 @@ class FileAnalysis:
         """The finding stands in another function (``compute_batch()``, reached from an
         evaluation two calls down) whose returned graph a training caller backpropagates:
         no_grad there would break training; the data flow says it at the evaluation's call."""
+        inner = self._innermost(finding)
+        return inner is not None and inner is not func and id(self.summaries[inner]) in trained
+
+    def _innermost(self, finding: RawFinding) -> ast.AST | None:
+        """The innermost function of this file the finding stands in."""
         if finding.path is not None:
-            return False
+            return None
         around = [
             f
             for f in self.summaries
             if f.lineno <= finding.line <= (getattr(f, "end_lineno", None) or f.lineno)
         ]
-        inner = max(around, key=lambda f: f.lineno, default=None)
-        return inner is not None and inner is not func and id(self.summaries[inner]) in trained
+        return max(around, key=lambda f: f.lineno, default=None)
 
     def _trains(self, func: ast.AST | None) -> bool:
         """A function of the file that runs backward() or step() (itself or through its
@@ -333,7 +337,7 @@ class FileAnalysis:
             if forward is None
             or call is None
             or not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
-            or reachable_with(func, forward, call)
+            or reachable_or_twin(func, forward, call)
         ]
 
     def _only_under_no_grad(self, func: ast.AST | None, seen: set[ast.AST]) -> bool:

@@ -275,8 +275,12 @@ def undefined_name(w: FlowContext, node: ast.AST | None) -> bool:
         for n in w.fa.tree.body
     ):
         return False
-    scope = [w.func] if w.func is not None else []
-    return node.id not in _bound_in(scope, w.func) | _bound_in(w.fa.tree.body, None)
+    cache = w.fa.__dict__.setdefault("_bound_names", {})  # the module's, then per scope
+    if None not in cache:
+        cache[None] = _bound_in(w.fa.tree.body, None)
+    if w.func is not None and w.func not in cache:
+        cache[w.func] = _bound_in([w.func], w.func)
+    return node.id not in cache[None] and node.id not in cache.get(w.func, set())
 
 
 def _bound_in(nodes: list, scope: ast.AST | None) -> set[str]:

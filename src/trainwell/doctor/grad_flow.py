@@ -52,12 +52,13 @@ from .graph_calls import (
     CUTTING_METHODS,
     GRAD_FUNCTIONS,
     HOST_READS,
-    PURE_LIBRARIES,
     SHAPE_READS,
     VALUE_KEEPING,
     VALUES_AND_INDICES,
     bind_arguments,
     decide,
+    formatted_values,
+    from_pure_library,
     is_abstract,
     is_measure,
     is_metric,
@@ -389,6 +390,10 @@ class _Flow:
     def ev(self, node: ast.AST | None) -> Taint:
         if node is None:
             return CLEAN
+        if (values := formatted_values(node)) is not None:  # a string: printed, not kept
+            for value in values:
+                self.sunk |= self.ev(value)
+            return CLEAN
         if isinstance(node, ast.Call):
             return self.call(node)
         if isinstance(node, ast.Name):
@@ -407,10 +412,6 @@ class _Flow:
         if isinstance(node, ast.UnaryOp):
             taint = self.ev(node.operand)
             return self.cut(taint, keeps_values=False) if isinstance(node.op, ast.Not) else taint
-        if isinstance(node, ast.JoinedStr):
-            for value in node.values:
-                self.sunk |= self.ev(value)
-            return CLEAN
         if isinstance(node, ast.NamedExpr):
             taint = self.ev(node.value)
             self.bind(node.target, taint)
@@ -487,7 +488,7 @@ class _Flow:
             if tail in CUTTING_METHODS:
                 kept = tail in VALUE_KEEPING
                 return own | self.cut(receiver | passed, kept, tail in HOST_READS)
-            if self._is_library(name):  # torch.log(p), np.exp(x): computation, not logging
+            if from_pure_library(name):  # torch.log(p), np.exp(x): computation, not logging
                 return own | receiver | passed
             if receiver and tail == "keys" and not call.args:
                 return own  # a dict's keys: names, not what it holds
@@ -581,12 +582,8 @@ class _Flow:
         value = self.w.lookup(dotted(it))
         return value is not None and value.kind == V.LOADER
 
-    @staticmethod
-    def _is_library(name: str) -> bool:
-        return bool(name) and name.startswith(PURE_LIBRARIES)
-
     def _is_pure(self, name: str, func: ast.expr) -> bool:
-        if name in BUILTINS_PURE or self._is_library(name):
+        if name in BUILTINS_PURE or from_pure_library(name):
             return True
         value = self.w.lookup(dotted(func)) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if value is not None and value.kind in {V.CRITERION, V.MODEL}:

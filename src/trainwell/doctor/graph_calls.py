@@ -51,6 +51,10 @@ CONSUMING_METHODS = {
     "log_metrics", "info", "debug", "warning", "warn", "error", "write", "set_postfix",
     "set_description", "set_postfix_str", "savefig", "imshow", "plot", "scatter", "hist",
     "save_image", "imsave", "imwrite", "print", "format", "step",
+    # a matplotlib Axes draws what it is given
+    "semilogy", "semilogx", "loglog", "errorbar", "fill_between", "bar", "barh", "stem",
+    "contour", "contourf", "pcolormesh", "matshow", "boxplot", "violinplot", "axhline",
+    "axvline", "set_title", "set_xlabel", "set_ylabel", "text", "annotate",
 }  # fmt: skip
 # Methods that put what they are given into their receiver (a list, a dict, a set).
 CONTAINER_METHODS = {"append", "extend", "insert", "add", "setdefault", "appendleft"}
@@ -140,6 +144,35 @@ def is_metric(name: str) -> bool:
     """``accuracy(out, y)``, ``compute_acc(...)``: a metric, never backpropagated."""
     words = set(name.lower().split("_"))
     return "accuracy" in words or "acc" in words or "metric" in words or "metrics" in words
+
+
+def from_pure_library(name: str) -> bool:
+    """``torch.log(p)``, ``np.exp(x)``: computation, not logging."""
+    return bool(name) and name.startswith(PURE_LIBRARIES)
+
+
+def formatted_values(node: ast.AST) -> list[ast.expr] | None:
+    """The values formatted into a string: ``f"{loss}"``, ``"%f" % (cost, err)``,
+    ``"{}".format(acc)``; None when ``node`` builds no string."""
+    if isinstance(node, ast.JoinedStr):
+        return list(node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _a_string(node.left):
+        right = node.right
+        return list(right.elts) if isinstance(right, ast.Tuple) else [right]
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and _a_string(node.func.value)
+    ):
+        return [*node.args, *(k.value for k in node.keywords)]
+    return None
+
+
+def _a_string(node: ast.expr) -> bool:
+    return isinstance(node, ast.JoinedStr) or (
+        isinstance(node, ast.Constant) and isinstance(node.value, str)
+    )
 
 
 TRAINING_WORDS = {"train", "learn", "fit", "optimize", "optimise", "backward", "backprop"}

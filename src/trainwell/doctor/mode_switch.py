@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ._astutil import walk
+from ._astutil import dotted, walk
 from .values import NO_GRAD_WHEN
 
 _UNKNOWN = object()
@@ -434,3 +434,18 @@ def switches_off_grad(flags: frozenset[str], call: ast.Call) -> bool:
             if passed is not None and repr(_literal(passed)) == value:
                 return True
     return False
+
+
+def reachable_or_twin(
+    func: ast.FunctionDef | ast.AsyncFunctionDef, node: ast.AST, call: ast.Call
+) -> bool:
+    """``node`` may run for this call, or, when ``node`` is the first forward of its model in
+    ``func``, another of them may: ``predict(x, mode="with_uncertainty")`` runs the model in
+    the arm its mode picks, and the function's inference stands at its first forward."""
+    if reachable_with(func, node, call):
+        return True
+    if not isinstance(node, ast.Call) or (name := dotted(node.func)) is None:
+        return False
+    twins = [n for n in ast.walk(func) if isinstance(n, ast.Call) and dotted(n.func) == name]
+    first = min(twins, key=lambda n: (n.lineno, n.col_offset))
+    return node is first and any(reachable_with(func, n, call) for n in twins)

@@ -1,4 +1,4 @@
-"""The doctor on the held-out corpora checked as projects (heldout9 to heldout80).
+"""The doctor on the held-out corpora checked as projects (heldout9 to heldout84).
 
 Each of these corpora stores, beside its scored scripts, the modules of the same repository
 that they import (``context/``), so ``real/score.py --projects`` checks every script inside
@@ -160,6 +160,10 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     # (0.87 / 0.70: two helpers of another file on one model in one evaluation region
     # reported twice, where the label counts one)
     "heldout80": (26, {"2.5": (0.94, 0.84), "2.6": (0.87, 0.70)}),
+    "heldout81": (17, {"2.5": (0.99, 0.85), "2.6": (0.99, 0.72)}),
+    "heldout82": (15, {"2.5": (0.93, 0.93), "2.6": (0.83, 0.83)}),
+    "heldout83": (14, {"2.5": (0.99, 0.96), "2.6": (0.99, 0.93)}),
+    "heldout84": (17, {"2.5": (0.75, 0.85), "2.6": (0.55, 0.71)}),
 }
 
 

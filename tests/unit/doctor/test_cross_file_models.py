@@ -504,3 +504,59 @@ def test_one_forward_of_another_file_reached_down_a_chain_is_said_once() -> None
         finding.silenced_at = site
     assert reached_twice([chain, direct, other], tree) == [direct, other]
     assert reached_twice([chain], tree) == [chain]
+
+
+BAYES_NET = """
+import torch.nn.functional as F
+from torch import nn
+
+
+class Net:
+    def __init__(self):
+        self.model = nn.Linear(4, 2)
+
+    def set_mode_train(self, train=True):
+        self.model.train(train)
+
+    def fit(self, x, y, optimizer):
+        optimizer.zero_grad()
+        loss = F.cross_entropy(self.model(x), y)
+        loss.backward()
+        optimizer.step()
+
+    def eval(self, x, y):
+        out = self.model(x)
+        return F.cross_entropy(out, y).data, out.data.argmax(1).ne(y).sum()
+"""
+DEV_LOOP = """
+from net import *
+
+net = Net()
+for i in range(epochs):
+    net.set_mode_train(True)
+    for x, y in loader:
+        net.fit(x, y, optimizer)
+    net.set_mode_train(False)
+    for x, y in val_loader:
+        cost, err = net.eval(x, y)
+        err_dev[i] += err
+    {use}
+"""
+
+
+def test_numbers_returned_by_another_files_evaluation_formatted_or_plotted(
+    tmp_path: Path,
+) -> None:
+    # the detached numbers net.eval() returns are formatted into a string for a logging
+    # helper, or drawn on a matplotlib Axes: neither needs a graph, so its forward was
+    # inference; handed as they are to unknown code, they may be a target
+    write(tmp_path, "net.py", BAYES_NET)
+    for use in (
+        'cprint("g", "Jdev = %f, err = %f" % (cost, err_dev[i]))',
+        'log("dev {} {}".format(cost, err_dev[i]))',
+        'axis.semilogy(range(epochs), 100 * err_dev, "b-")',
+    ):
+        main = write(tmp_path, "main.py", DEV_LOOP.format(use=use))
+        assert lines([main]) == {("main.py", 10, "TW012")}, use
+    main = write(tmp_path, "main.py", DEV_LOOP.format(use="keep(err_dev)"))
+    assert lines([main]) == set()

@@ -78,6 +78,33 @@ _INPUT_GRADIENT = """\
                     print(net(perturbed).max().item())
     """
 
+_COPIES = """\
+    def rounds(loader, optimizer_class, n):
+        fuse = nn.Linear(4, 4)
+        head = nn.Linear(4, 2)
+        optim = optimizer_class([*fuse.parameters(), *head.parameters()])
+        fusehead = copy.deepcopy(fuse)
+        finetunehead = copy.deepcopy(head)
+        optimi = optimizer_class([*fusehead.parameters(), *finetunehead.parameters()])
+        for i in range(n):
+            for x, y in loader:
+                optim.zero_grad()
+                fuse.train()
+                head.train()
+                F.cross_entropy(head({first}(x)), y).backward()
+                optim.step()
+            for x, y in loader:
+                optimi.zero_grad()
+                fusehead.train()
+                finetunehead.train()
+                F.cross_entropy(finetunehead(fusehead(x)), y).backward()
+                optimi.step()
+            with torch.no_grad():
+                fusehead.eval()
+                finetunehead.eval()
+                print(finetunehead(fusehead(x)).argmax(1).eq(y).float().mean().item())
+    """
+
 MORE_EXAMPLES = (
     Example(
         # the attack runs backward() for the perturbation and steps nothing; the model's
@@ -501,5 +528,19 @@ MORE_EXAMPLES = (
         "eval_then_backward_and_a_step",
         _INPUT_GRADIENT.format(step="optimizer.step()"),
         [(3, "TW010")],
+    ),
+    Example(
+        # each round first trains fuse and head (their own train()), then fine-tunes copies
+        # of them (train() before each step) and tests the copies in eval(): the next
+        # round's first step builds its loss from fuse and head alone
+        "eval_of_copies_that_the_next_step_does_not_run",
+        _COPIES.format(first="fuse"),
+        [],
+    ),
+    Example(
+        # ... but a first step that runs the eval()'d copy trains it in eval mode
+        "eval_of_a_copy_that_the_next_step_runs",
+        _COPIES.format(first="fusehead"),
+        [(22, "TW010")],
     ),
 )

@@ -6,7 +6,7 @@ import ast
 
 from .._astutil import dotted, walk
 from ..analysis import ScopeWalker
-from ..events import BACKWARD, CALL, STEP, Event, Summary
+from ..events import BACKWARD, CALL, FORWARD, OPAQUE, STEP, Event, Summary
 from ..foreign import ForeignNode
 from ._common import backward_only_call, caller_key, is_training
 
@@ -143,3 +143,31 @@ def _of_another_file(summary: Summary) -> bool:
 
 # the model's own training step, and its mode, come after an attack's backward()
 attack_only = backward_only_call
+
+
+def backward_of_other_models(seq: list[Event], index: int, key: str) -> bool:
+    """The backward() at ``index`` is of a loss built from other models' forwards only: since
+    the previous backward or step, forwards of other models ran, and none of ``key`` nor a
+    call handed it (``fusehead.eval()`` in a fine-tuning phase, then the next pass's first
+    phase trains ``fuse`` and ``head``: the eval()'d copy is not in that step)."""
+    if seq[index].kind == STEP:  # the step of that backward()
+        index = next((i for i in range(index - 1, -1, -1) if seq[i].kind == BACKWARD), index)
+    if seq[index].kind != BACKWARD:
+        return False
+    others = False
+    for e in reversed(seq[:index]):
+        if e.kind in {BACKWARD, STEP}:
+            break
+        if e.kind == FORWARD:
+            if e.receiver is None or _same_model(e.receiver, key):
+                return False
+            others = True
+        elif e.kind in {CALL, OPAQUE} and any(_same_model(a, key) for a in e.args):
+            return False
+        elif e.kind == CALL and (e.summary is None or e.summary.forwards):
+            return False  # a helper that runs forwards of its own: who knows which
+    return others
+
+
+def _same_model(name: str, key: str) -> bool:
+    return name == key or name.startswith((f"{key}.", f"{key}[")) or key.startswith(f"{name}.")

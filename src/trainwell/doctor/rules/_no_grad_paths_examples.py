@@ -538,4 +538,30 @@ PATH_EXAMPLES = (
         """,
         [(4, "TW012"), (16, "TW012")],
     ),
+    Example(
+        # a predictor's mode picks the arm; called for the second arm, its inference still
+        # stands at the function's first forward of the model
+        "a_mode_argument_picks_the_later_of_two_forwards",
+        """\
+        class Predictor:
+            def __init__(self, model):
+                model.eval()
+                self.model = model
+
+            def predict(self, x, mode="plain", n_samples=50):
+                if mode == "plain":
+                    pred = self.model(x)
+                    print(pred.detach().numpy())
+                elif mode == "with_uncertainty":
+                    preds = []
+                    for _ in range(n_samples):
+                        pred = self.model(x)
+                        preds.append(pred.detach().numpy())
+                    print(np.var(preds))
+
+        predictor = Predictor(build_model())
+        predictor.predict(np.pi, mode="with_uncertainty")
+        """,
+        [(8, "TW012")],
+    ),
 )

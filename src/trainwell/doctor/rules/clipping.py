@@ -194,6 +194,24 @@ TW006 = Rule(
             """,
             [],
         ),
+        Example(
+            # clipping "switched on" once, then a call of the function that runs the epochs
+            "clip_once_before_the_function_that_trains",
+            """\
+            def train(model, loader, optimizer, epochs):
+                for epoch in range(epochs):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        F.cross_entropy(model(x), y).backward()
+                        optimizer.step()
+
+            def run(model, loader):
+                optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+                torch.nn.utils.clip_grad_value_(model.parameters(), 2.0)
+                train(model, loader, optimizer, 10)
+            """,
+            [(10, "TW005")],
+        ),
     ),
 )
 
@@ -219,12 +237,20 @@ def check_clipping(w: ScopeWalker) -> None:
 def _clipped_once_before_training(w: ScopeWalker, clip: Event) -> bool:
     """``clip_grad_norm_(net.parameters(), c)`` once, outside every loop, after the optimizer
     is built and before the epoch loop whose iterations run backward() and step()
-    (``for epoch ...: train(net, ...)``): a setting taken for a switch."""
+    (``for epoch ...: train(net, ...)``), or before a call of a function that runs that loop
+    itself: a setting taken for a switch."""
     if clip.loops:
         return False
     if any(_trains(e) for e in w.events if e.seq < clip.seq):
         return False
-    return any(e.loops and _trains(e) for e in w.events if e.seq > clip.seq)
+    return any(
+        (e.loops and _trains(e)) or _runs_a_training_loop(e) for e in w.events if e.seq > clip.seq
+    )
+
+
+def _runs_a_training_loop(e: Event) -> bool:
+    """``train(config, model, ...)``: a call of a function whose loop trains."""
+    return e.kind == CALL and e.summary is not None and e.summary.train_loop
 
 
 def _trains(e: Event) -> bool:

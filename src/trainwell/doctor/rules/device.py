@@ -83,6 +83,21 @@ TW019 = Rule(
             """,
             [(5, "TW019")],
         ),
+        Example(
+            # unsqueeze() is a tensor's alone: its .cuda() copy is dropped (a module moved
+            # by .cuda() as a statement is moved in place)
+            "discarded_cuda_of_an_unsqueezed_image",
+            """\
+            def load_image(name, model):
+                image = transform(Image.open(name).convert("RGB"))
+                image = image.unsqueeze(0)
+                image.cuda()
+                model = model.eval()
+                model.cuda()
+                return model(image)
+            """,
+            [(4, "TW019")],
+        ),
     ),
 )
 
@@ -156,7 +171,8 @@ def _state_entry(node: ast.expr) -> str | None:
 
 def _made_by_arithmetic(w: ScopeWalker, name: str, at: ast.expr) -> bool:
     """``q_backup = r + gamma * (1 - d) * q_next``: only tensors among the things with a
-    ``.to()`` come out of arithmetic (modules do not, and numbers and arrays have none)."""
+    ``.to()`` come out of arithmetic (modules do not, and numbers and arrays have none);
+    ``image = image.unsqueeze(0)``: nor out of a method only tensors have."""
     scope = w.func if w.func is not None else w.fa.tree
     line = getattr(at, "lineno", 0)
     last: ast.expr | None = None
@@ -168,8 +184,25 @@ def _made_by_arithmetic(w: ScopeWalker, name: str, at: ast.expr) -> bool:
             and (last is None or node.lineno > getattr(last, "lineno", 0))
         ):
             last = node.value
+    if _tensor_only_method(last):
+        return True  # image = image.unsqueeze(0): only a tensor has unsqueeze()
     return isinstance(last, ast.BinOp) and not any(
         isinstance(n, (ast.JoinedStr, ast.List, ast.Tuple))
         or (isinstance(n, ast.Constant) and isinstance(n.value, str))
         for n in walk(last)
+    )
+
+
+# Methods that only a tensor has (not a module, an array, an image or a list).
+_TENSOR_ONLY = {
+    "unsqueeze", "permute", "contiguous", "detach", "view_as", "expand_as", "type_as",
+    "masked_fill", "index_select", "narrow",
+}  # fmt: skip
+
+
+def _tensor_only_method(node: ast.expr | None) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _TENSOR_ONLY
     )

@@ -23,6 +23,7 @@ from ._input_gradients import InputGradients
 from ._mode_examples import MORE_EXAMPLES
 from ._mode_guards import (
     attack_only,
+    backward_of_other_models,
     ends_the_training,
     frozen_right_after,
     on_last_pass,
@@ -534,6 +535,7 @@ def _leaks_into_training(
             and not e.no_grad
             and runs(e, key)
             and not steps_another_model(w, seq, (start + offset) % n, key)
+            and not backward_of_other_models(seq, (start + offset) % n, key)
         ):
             return not any(
                 is_prefix(path, e.path) or is_prefix(path, eval_path) for path in restored
