@@ -15,6 +15,7 @@ from .scope_facts import turns_autograd_off
 from .scope_state import ClassInfo, FileContext, class_method, keeps_no_weights
 
 GRAPH_LABEL = "@graph"  # in Summary.return_positions: the callee's own forward's graph
+CUT_LABEL = "@cut"  # ... and its own forward's detached tensor
 BACKWARD_FATE = "backward"
 RETURN_FATE = "return"
 ESCAPE_FATE = "escape"

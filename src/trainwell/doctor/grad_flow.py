@@ -26,6 +26,7 @@ from .events import CALL, FORWARD, OPAQUE, Summary
 from .flow_result import (
     BACKWARD_FATE,
     CLEAN,
+    CUT_LABEL,
     DETACHED,
     DROPPED_FATE,
     ESCAPE_FATE,
@@ -149,9 +150,10 @@ def _calls_used(flow: _Flow, result: GraphFlow) -> None:
             result.used_calls.add(call)
         if RETURN_FATE in graph:
             result.returned_calls.add(call)
-        if cut & _USES:
+        split = call in flow.call_elements  # a tuple's element: a target only if backward here
+        if cut & ({BACKWARD_FATE} if split else _USES):
             result.used_cut_calls.add(call)
-        if RETURN_FATE in cut:
+        if RETURN_FATE in cut and not split:
             result.returned_cut_calls.add(call)
     for origin, fates in tensor_cut.items():
         if RETURN_FATE in fates and (origin.node in flow.sites or origin.node in flow.summaries):
@@ -547,6 +549,8 @@ class _Flow:
         elements = []
         for labels in summary.return_positions or ():
             element = own if GRAPH_LABEL in labels else CLEAN
+            if CUT_LABEL in labels:  # _, etas = optimize_eta(...): maybe a loss's target
+                element = element | {Origin(call, cut=True)}
             for param in labels - {GRAPH_LABEL}:
                 if param.endswith(DETACHED):  # its detached value: a target of a loss
                     passed = bound.get(param[: -len(DETACHED)], CLEAN)
@@ -572,6 +576,8 @@ class _Flow:
                         labels.add(f"{origin.node}{DETACHED}")
                     elif not origin.cut:
                         labels.add(origin.node if isinstance(origin.node, str) else GRAPH_LABEL)
+                    elif not isinstance(origin.node, str) and not origin.host:
+                        labels.add(CUT_LABEL)  # its own forward's detached tensor
             positions.append(frozenset(labels))
         return tuple(positions)
 

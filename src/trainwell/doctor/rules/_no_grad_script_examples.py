@@ -27,6 +27,31 @@ _TEMPLATE = """\
             print(d_loss.item(), d_real.mean().item(), d_fake.mean().item())
     """
 
+_ETA = """\
+    class Agent:
+        def __init__(self):
+            self.critic = nn.Linear(4, 1)
+            self.critic_optimizer = torch.optim.Adam(self.critic.parameters())
+
+        def optimize_eta(self, s):
+            eta_func = nn.Linear(4, 1)
+            opt = torch.optim.Adam(eta_func.parameters())
+            opt.zero_grad()
+            eta_func(s).sum().backward()
+            opt.step()
+            etas = torch.clamp(eta_func(s).detach(), 0, 1)
+            return eta_func, etas
+
+        def train(self, data):
+            for s, r in data:
+                _, etas = self.optimize_eta(s)
+                target = r - etas
+                loss = (self.critic(s) - target).pow(2).mean()
+                self.critic_optimizer.zero_grad()
+                loss.backward()
+                self.critic_optimizer.step()
+    """
+
 SCRIPT_EXAMPLES = (
     Example(
         # requires_grad_(False) on the whole model before the forward: no graph is recorded,
@@ -138,5 +163,48 @@ SCRIPT_EXAMPLES = (
         "a_loss_left_unwritten_may_use_any_forward",
         _TEMPLATE.format(loss=""),
         [],
+    ),
+    Example(
+        # a helper fits a small net, then returns it with its detached prediction, which the
+        # caller makes the critic's target in the same update (RFQI's eta)
+        "a_detached_prediction_returned_in_a_tuple_as_a_target",
+        _ETA,
+        [],
+    ),
+    Example(
+        # a rollout's detached log-probabilities go to a buffer that a later update reads:
+        # the rollout's forward was inference with autograd on
+        "detached_log_probs_returned_in_a_tuple_to_a_buffer",
+        """\
+        class PPO:
+            def __init__(self):
+                self.actor = nn.Linear(4, 2)
+                self.optimizer = torch.optim.Adam(self.actor.parameters())
+
+            def get_action(self, obs):
+                dist = torch.distributions.Categorical(logits=self.actor(obs))
+                action = dist.sample()
+                return action.numpy(), dist.log_prob(action).detach()
+
+            def rollout(self, env, steps):
+                obs_list, log_probs = [], []
+                obs = env.reset()
+                for _ in range(steps):
+                    action, log_prob = self.get_action(obs)
+                    obs_list.append(obs)
+                    log_probs.append(log_prob)
+                    obs = env.step(action)
+                return torch.stack(obs_list), torch.stack(log_probs)
+
+            def learn(self, env, advantages):
+                obs, old_log_probs = self.rollout(env, 128)
+                dist = torch.distributions.Categorical(logits=self.actor(obs))
+                ratios = torch.exp(dist.log_prob(dist.sample()) - old_log_probs)
+                loss = -(ratios * advantages).mean()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+        """,
+        [(7, "TW012")],
     ),
 )
