@@ -127,7 +127,10 @@ def test_notebook_automagic_and_late_cell_magic(tmp_path: Path) -> None:
             ("code", "cd YoloV3/\n"),
             ("code", "\nrm -rf data/custom/\n"),
             ("code", "\n%%writefile config.yml\nname: run\nmodel: {type: Net}\n"),
-            ("code", "config = dict(\n    lr=0.1,\n)\ntime.sleep(1)\nstate = torch.load('x.pt')\n"),
+            (
+                "code",
+                "config = dict(\n    lr=0.1,\n)\nhistory.append(1)\nstate = torch.load('x.pt')\n",
+            ),
             ("code", "assert (\n    a\n    != b\n).sum() < 1e-5\n"),  # != is no shell escape
         )
     )
@@ -135,7 +138,7 @@ def test_notebook_automagic_and_late_cell_magic(tmp_path: Path) -> None:
     assert codes(findings) == [(5, 5, 9, "TW016")]
     text = load_notebook(nb.read_bytes()).text.splitlines()
     assert text[1:4] == ["", "", ""]
-    assert text[8:12] == ["config = dict(", "    lr=0.1,", ")", "time.sleep(1)"]
+    assert text[8:12] == ["config = dict(", "    lr=0.1,", ")", "history.append(1)"]
 
 
 def test_notebook_line_map_and_noqa() -> None:
