@@ -68,6 +68,8 @@ class Summary:
     sched_steps: set[str] = field(default_factory=set)
     modes: dict[str, ModeEffect] = field(default_factory=dict)
     returns: Value | None = None
+    # some return of it is a per-step LR schedule (a ``get_scheduler(name)`` of choices)
+    returns_per_step_schedule: bool = False
     # model -> first forward pass run with autograd on, before the function sets that
     # model's mode or trains: it runs in whatever mode the caller left the model in.
     forwards: dict[str, ast.AST] = field(default_factory=dict)

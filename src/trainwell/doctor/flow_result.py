@@ -46,6 +46,9 @@ class Origin:
     cut: bool = False
     # cut to host values (``.item()``, ``.tolist()``, ``.numpy()``): numbers, not a tensor
     host: bool = False
+    # indices chosen by the graph's values (``q(s).argmax(1)``): data, unless a loss is
+    # built from them in this scope (double DQN's ``q_target(s).gather(1, index)``)
+    index: bool = False
 
 
 Taint = frozenset[Origin]
@@ -303,3 +306,43 @@ def _bound_in(nodes: list, scope: ast.AST | None) -> set[str]:
             bound.update((a.asname or a.name).partition(".")[0] for a in n.names)
         stack.extend(ast.iter_child_nodes(n))
     return bound
+
+
+_USES = {BACKWARD_FATE, ESCAPE_FATE}
+
+
+def calls_used(flow, result: GraphFlow) -> None:  # flow: grad_flow's _Flow
+    """The calls of this file's functions whose graph (or detached tensor) this scope uses for
+    training, or may (unknown code), and those it returns to its own callers."""
+    tensor_cut = {o: f for o, f in flow.fates.items() if o.cut and not o.host}
+    for call in flow.summaries:
+        graph = flow.fates.get(Origin(call), set())
+        cut = tensor_cut.get(Origin(call, cut=True), set())
+        if graph & _USES:
+            result.used_calls.add(call)
+        if RETURN_FATE in graph:
+            result.returned_calls.add(call)
+        split = call in flow.call_elements  # a tuple's element: a target only if backward here
+        if cut & ({BACKWARD_FATE} if split else _USES):
+            result.used_cut_calls.add(call)
+        if RETURN_FATE in cut and not split:
+            result.returned_cut_calls.add(call)
+    for origin, fates in tensor_cut.items():
+        if RETURN_FATE in fates and (origin.node in flow.sites or origin.node in flow.summaries):
+            result.returns_cut = True
+            if origin.node in flow.sites:
+                result.cut_returned.add(origin.node)
+
+
+INDEX_CUTS = {"argmax", "argmin", "argsort"}
+
+
+def indices_of(taint: Taint) -> Taint:
+    """The index origins of what ``argmax`` reads: they count only where a backward() of
+    the scope reaches them (host cuts, so that no caller takes them for a target)."""
+    return frozenset(Origin(o.node, True, True, True) for o in taint if not o.cut)
+
+
+def without_indices(taint: Taint) -> Taint:
+    """What a replay buffer, the object or a closure keeps: actions chosen, not targets."""
+    return frozenset(o for o in taint if not o.index)

@@ -31,17 +31,21 @@ from .flow_result import (
     DROPPED_FATE,
     ESCAPE_FATE,
     GRAPH_LABEL,
+    INDEX_CUTS,
     RETURN_FATE,
     FlowContext,
     GraphFlow,
     Origin,
     Taint,
+    calls_used,
     detached_params,
     graph_source,
+    indices_of,
     kept_for_training,
     model_method,
     of_known_class,
     undefined_name,
+    without_indices,
 )
 from .graph_calls import (
     BACKWARD_CALLS,
@@ -132,34 +136,8 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
     result.escaped_from_data = {
         node for node in flow.data_input if ESCAPE_FATE in flow.fates.get(Origin(node), ())
     }
-    _calls_used(flow, result)
+    calls_used(flow, result)
     return result
-
-
-_USES = {BACKWARD_FATE, ESCAPE_FATE}
-
-
-def _calls_used(flow: _Flow, result: GraphFlow) -> None:
-    """The calls of this file's functions whose graph (or detached tensor) this scope uses for
-    training, or may (unknown code), and those it returns to its own callers."""
-    tensor_cut = {o: f for o, f in flow.fates.items() if o.cut and not o.host}
-    for call in flow.summaries:
-        graph = flow.fates.get(Origin(call), set())
-        cut = tensor_cut.get(Origin(call, cut=True), set())
-        if graph & _USES:
-            result.used_calls.add(call)
-        if RETURN_FATE in graph:
-            result.returned_calls.add(call)
-        split = call in flow.call_elements  # a tuple's element: a target only if backward here
-        if cut & ({BACKWARD_FATE} if split else _USES):
-            result.used_cut_calls.add(call)
-        if RETURN_FATE in cut and not split:
-            result.returned_cut_calls.add(call)
-    for origin, fates in tensor_cut.items():
-        if RETURN_FATE in fates and (origin.node in flow.sites or origin.node in flow.summaries):
-            result.returns_cut = True
-            if origin.node in flow.sites:
-                result.cut_returned.add(origin.node)
 
 
 def _discards(flow: _Flow) -> list[tuple[ast.AST, ast.AST]]:
@@ -167,12 +145,14 @@ def _discards(flow: _Flow) -> list[tuple[ast.AST, ast.AST]]:
     for node, site in flow.sites.items():
         origin = Origin(node)
         # a forward whose result is never read is a demo; a helper's call is read through
-        # what else it returns (loss, acc = fast_adapt(...); only acc printed)
-        read = origin in flow.sunk or node in flow.summaries
+        # what else it returns (loss, acc = fast_adapt(...); only acc printed), but not
+        # when what it returns is bound and never read (``x = vae.inference()``, overwritten)
+        helper_read = origin in flow.read or node in flow.call_elements
+        read = origin in flow.sunk or (node in flow.summaries and helper_read)
         if node in flow.reached and read and not flow.fates.get(origin):
             if any(
-                BACKWARD_FATE in flow.fates.get(Origin(node, cut=True, host=host), ())
-                for host in (False, True)
+                BACKWARD_FATE in flow.fates.get(Origin(node, True, host, index), ())
+                for host, index in ((False, False), (True, False), (True, True))
             ) or kept_for_training(flow.w, flow.kept_on_self, node):
                 flow.feeds_training.add(node)
             found.append((node, site))
@@ -195,6 +175,7 @@ class _Flow:
         # origins read as numbers, indices, detached copies, logs: what makes a discard (a
         # forward whose result is never read at all is a demo, not inference)
         self.sunk: set[Origin] = set()
+        self.read: set[Origin] = set()  # origins of names read (not only bound) somewhere
         # discarded forwards whose cut values still feed a backward(): targets, baselines
         self.feeds_training: set[ast.AST] = set()
         # detached values kept on the object, by attribute (``self.memory["td"] = td.data``)
@@ -229,7 +210,9 @@ class _Flow:
         if not keeps_values:
             return CLEAN
         return frozenset(
-            o if o.cut and (o.host or not to_host) else Origin(o.node, True, o.host or to_host)
+            o
+            if o.cut and (o.host or not to_host)
+            else Origin(o.node, True, o.host or to_host, o.index)
             for o in taint
         )
 
@@ -251,7 +234,9 @@ class _Flow:
         for name in self.captured:  # a closure may backpropagate what it sees
             self.fate(self.env.get(name, CLEAN), ESCAPE_FATE)
             # a detached value a closure reads: a target or advantage of its loss (TRPO)
-            self.fate({o for o in self.env.get(name, CLEAN) if o.cut}, BACKWARD_FATE)
+            self.fate(
+                {o for o in without_indices(self.env.get(name, CLEAN)) if o.cut}, BACKWARD_FATE
+            )
 
     # -- statements -----------------------------------------------------------------------
     def block(self, body: list[ast.stmt]) -> None:
@@ -374,6 +359,7 @@ class _Flow:
 
     def into(self, container: ast.expr, taint: Taint) -> None:
         """``container.append(out)`` / ``container[k] = out``: the container now holds it."""
+        taint = without_indices(taint)
         while isinstance(container, ast.Subscript):  # outs[k].append(out): outs holds it
             container = container.value
         if isinstance(container, ast.Name) and container.id not in self.globals:
@@ -386,7 +372,9 @@ class _Flow:
         """Detached values stored on the object: a method of its class may train on them."""
         parts = (dotted(target) or "").split(".")
         if len(parts) > 1 and parts[0] == "self":
-            self.kept_on_self.setdefault(parts[1], set()).update(o for o in taint if o.cut)
+            self.kept_on_self.setdefault(parts[1], set()).update(
+                o for o in taint if o.cut and not o.index
+            )
 
     # -- expressions ----------------------------------------------------------------------
     def ev(self, node: ast.AST | None) -> Taint:
@@ -399,6 +387,7 @@ class _Flow:
         if isinstance(node, ast.Call):
             return self.call(node)
         if isinstance(node, ast.Name):
+            self.read |= self.env.get(node.id, CLEAN)
             return self.env.get(node.id, CLEAN)
         if isinstance(node, ast.Attribute):
             base = self.ev(node.value)
@@ -406,8 +395,9 @@ class _Flow:
                 return self.shape_read(base)
             if node.attr in CUTTING_ATTRS:
                 return self.cut(base, keeps_values=node.attr == "data")
-            name = dotted(node)
-            return base | (self.env.get(name, CLEAN) if name else CLEAN)
+            held = self.env.get(dotted(node) or "", CLEAN)
+            self.read |= held
+            return base | held
         if isinstance(node, ast.Compare):
             parts = [self.ev(p) for p in [node.left, *node.comparators]]
             return self.cut(frozenset().union(*parts), keeps_values=False)
@@ -489,7 +479,8 @@ class _Flow:
                 return own | passed | self.shape_read(receiver)
             if tail in CUTTING_METHODS:
                 kept = tail in VALUE_KEEPING
-                return own | self.cut(receiver | passed, kept, tail in HOST_READS)
+                indices = indices_of(receiver) if tail in INDEX_CUTS else CLEAN
+                return own | indices | self.cut(receiver | passed, kept, tail in HOST_READS)
             if from_pure_library(name):  # torch.log(p), np.exp(x): computation, not logging
                 return own | receiver | passed
             if receiver and tail == "keys" and not call.args:

@@ -560,3 +560,23 @@ def test_numbers_returned_by_another_files_evaluation_formatted_or_plotted(
         assert lines([main]) == {("main.py", 10, "TW012")}, use
     main = write(tmp_path, "main.py", DEV_LOOP.format(use="keep(err_dev)"))
     assert lines([main]) == set()
+
+
+GENERATOR = (
+    MODELS
+    + """
+    def generate(self, n):
+        return self.fc(torch.randn(n, 4))
+"""
+)
+
+
+def test_samples_of_another_files_model_bound_and_never_read(tmp_path: Path) -> None:
+    # the samples are saved: inference, at the call; bound to a name nothing reads (a
+    # leftover, rna-seq-vae's ``x = vae.inference()`` overwritten by the next batch): no use
+    write(tmp_path, "models.py", GENERATOR)
+    saved = "images = net.generate(16)\nsave(images.detach().numpy())"
+    train = write(tmp_path, "train.py", SCRIPT.format(after=saved))
+    assert lines([train]) == {("train.py", AFTER_LINE, "TW012")}
+    train.write_text(SCRIPT.format(after="images = net.generate(16)").lstrip("\n"))
+    assert lines([train]) == set()

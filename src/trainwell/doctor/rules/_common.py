@@ -169,6 +169,7 @@ def summarize(w: ScopeWalker) -> Summary:
         )
     ]
     summary.returns = _merged_returns(w.returns)
+    summary.returns_per_step_schedule = any(V.PER_STEP in v.flags for v in w.returns if v)
     summary.returned_elements = _merged_elements(w.returned_tuples)
     summary.kept_params = _kept_in_attributes(w)
     summary.forwards = _mode_dependent_forwards(w)

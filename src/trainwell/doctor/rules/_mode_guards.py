@@ -171,3 +171,32 @@ def backward_of_other_models(seq: list[Event], index: int, key: str) -> bool:
 
 def _same_model(name: str, key: str) -> bool:
     return name == key or name.startswith((f"{key}.", f"{key}[")) or key.startswith(f"{name}.")
+
+
+def trains_a_copy_in_its_own_mode(e: Event, key: str) -> bool:
+    """``local.train(net=copy.deepcopy(net_glob))`` where ``train`` puts its ``net`` in a
+    mode of its own first: the copy it trains does not inherit the eval() of ``key``
+    (a copy that it does not put in train() does: deepcopy keeps the mode)."""
+    if e.kind != CALL or e.summary is None or not isinstance(e.node, ast.Call):
+        return False
+    call = e.node
+    handed = list(zip(e.summary.params, call.args, strict=False))
+    handed += [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+    return any(
+        _copy_of(arg, key) and param in e.summary.modes and e.summary.modes[param].first is not None
+        for param, arg in handed
+    )
+
+
+def _copy_of(arg: ast.expr, key: str) -> bool:
+    """``deepcopy(key)``, ``copy.deepcopy(key).to(device)``."""
+    while (
+        isinstance(arg, ast.Call)
+        and isinstance(arg.func, ast.Attribute)
+        and arg.func.attr in {"to", "cuda", "cpu", "float", "half"}
+    ):
+        arg = arg.func.value
+    if not (isinstance(arg, ast.Call) and arg.args):
+        return False
+    called = dotted(arg.func) or ""
+    return called.rpartition(".")[2] == "deepcopy" and dotted(arg.args[0]) == key

@@ -6,6 +6,58 @@ from __future__ import annotations
 
 from ._registry import Example
 
+# double DQN: the online network's argmax picks the actions whose target-network values
+# make the target; an argmax that only chooses the next action in the environment (kept
+# in a replay buffer for later) is inference
+_DOUBLE_DQN = """\
+    class Agent:
+        def __init__(self):
+            self.q = nn.Linear(4, 2)
+            self.q_target = nn.Linear(4, 2)
+            self.optimizer = torch.optim.Adam(self.q.parameters())
+            self.memory = []
+
+        def learn(self, s, a, r, s2, done):
+            if self.double:
+                {choose}
+            else:
+                next_q = self.q_target(s2).max(1)[0].detach()
+            target = r + 0.99 * next_q * (1 - done)
+            loss = F.mse_loss(self.q(s).gather(1, a), target)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+    """
+
+# a VAE's sampling method (a forward of the decoder) called every few batches: its samples
+# saved are inference; samples bound to a name that nothing reads are a leftover, not a use
+_SAMPLES = """\
+    class VAE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Linear(8, 4)
+            self.decoder = nn.Linear(2, 8)
+
+        def forward(self, x):
+            mean, log_var = self.encoder(x).chunk(2, dim=1)
+            return self.decoder(mean), mean, log_var
+
+        def inference(self, n):
+            return self.decoder(torch.randn(n, 2))
+
+    def train(loader, save):
+        vae = VAE()
+        optimizer = torch.optim.Adam(vae.parameters())
+        for i, x in enumerate(loader):
+            recon, mean, log_var = vae(x)
+            loss = F.mse_loss(recon, x) - (1 + log_var - mean**2 - log_var.exp()).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            if i % 100 == 0:
+                x = vae.inference(16){use}
+    """
+
 _TEMPLATE = """\
     def train_discriminator(D, G, d_optimizer, real, z):
         fake = G(z).detach()
@@ -206,5 +258,32 @@ SCRIPT_EXAMPLES = (
                 self.optimizer.step()
         """,
         [(7, "TW012")],
+    ),
+    Example(
+        "double_dqn_argmax_of_the_online_network_makes_the_target",
+        _DOUBLE_DQN.format(
+            choose="index = self.q(s2).argmax(dim=1).unsqueeze(1)\n"
+            "                next_q = self.q_target(s2).gather(1, index).detach()"
+        ),
+        [],
+    ),
+    Example(
+        # the argmax only picks an action for the buffer; the loss never sees it
+        "an_argmax_kept_in_a_replay_buffer_is_inference",
+        _DOUBLE_DQN.format(
+            choose="self.memory.append(self.q(s2).argmax(dim=1))\n"
+            "                next_q = self.q_target(s2).max(1)[0].detach()"
+        ),
+        [(10, "TW012")],
+    ),
+    Example(
+        "samples_saved_every_few_batches",
+        _SAMPLES.format(use="\n                save(x.detach().numpy())"),
+        [(24, "TW012")],
+    ),
+    Example(
+        "samples_bound_and_never_read",
+        _SAMPLES.format(use=""),
+        [],
     ),
 )

@@ -10,6 +10,8 @@ from .. import values as V
 from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, STEP, ZERO, Event, compatible
+from ._accumulation_countdown import EXAMPLES as COUNTDOWN_EXAMPLES
+from ._accumulation_countdown import countdown_start, opens_a_countdown
 from ._accumulation_examples import EXAMPLES
 from ._common import events_in, report
 from ._registry import Rule, scope_check
@@ -36,7 +38,7 @@ TW017 = Rule(
     "    if (i + 1) % accum_steps == 0:\n"
     "        optimizer.step()\n"
     "        optimizer.zero_grad()\n",
-    examples=EXAMPLES,
+    examples=EXAMPLES + COUNTDOWN_EXAMPLES,
 )
 
 
@@ -56,6 +58,8 @@ def _is_accumulation_gate(test: ast.AST, loop: ast.stmt) -> bool:
     sets from such a test: ``update = (i + 1) % k == 0`` ... ``if update:``."""
     if _has_modulo(test) or bool(_flag_sources(test, loop)):
         return True
+    if countdown_start(test, loop) is not None:
+        return True  # left -= 1 ... if not left: step(); left = k
     return any(name in _reset_counters(loop) for name in _compared_names(test))
 
 
@@ -235,6 +239,9 @@ def _divisor(w: ScopeWalker, gate: tuple[int, int] | None) -> ast.expr | None:
     loops = w.ifs[gate[0]].loops
     flags = _flag_sources(test, w.loops[loops[-1]].node) if loops else []  # type: ignore[attr-defined]
     test = flags[0] if flags else test
+    start = countdown_start(test, w.loops[loops[-1]].node) if loops else None
+    if start is not None:
+        return start
     for node in walk(test):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             return node.right if dotted(node.right) else None
@@ -512,6 +519,9 @@ def _opens_a_window(w: ScopeWalker, zero: Event, home: int | None) -> bool:
         in_home = home in info.loops if home is not None else not info.loops
         test = _test_of(w, if_id)
         if branch == 0 and in_home and test is not None and _has_modulo(test):
+            return True
+        countdown = home is not None and test is not None
+        if branch == 0 and countdown and opens_a_countdown(test, w.loops[home].node):
             return True
     return False
 

@@ -9,9 +9,10 @@ import ast
 from .. import values as V
 from .._astutil import closure, dotted, last_part, walk
 from ..analysis import ScopeWalker
+from ..events import CALL
 from ..values import Value
 from ._common import report, uncut_names
-from ._loss_graph_examples import KEPT_EXAMPLES
+from ._loss_graph_examples import KEPT_EXAMPLES, SUMMED_EXAMPLES
 from ._registry import Example, Rule, accumulate_check, in_loop
 
 TW011 = Rule(
@@ -202,215 +203,9 @@ TW011 = Rule(
             """,
             [(12, "TW011")],
         ),
-        Example(
-            # per task, the losses of its inner steps, stacked into what the call returns
-            "per_task_losses_stacked_into_what_is_returned",
-            """\
-            def forward(self, tasks, num_steps):
-                total_losses = []
-                for x, y in tasks:
-                    task_losses = []
-                    for step in range(num_steps):
-                        loss, preds = self.net_forward(x, y)
-                        task_losses.append(loss)
-                    total_losses.append(torch.sum(torch.stack(task_losses)))
-                losses = {"loss": torch.mean(torch.stack(total_losses))}
-                return losses
-
-            def net_forward(self, x, y):
-                preds = self.classifier(x)
-                return F.cross_entropy(preds, y), preds
-            """,
-            [],
-        ),
-        Example(
-            # ``loss`` rebound after the loop to a number for the report, then kept
-            "a_report_number_named_loss_after_the_loop",
-            """\
-            def train(net, optimizer, batches):
-                for x, y in batches:
-                    optimizer.zero_grad()
-                    loss, pred = net(x, y)
-                    loss.backward()
-                    optimizer.step()
-                loss = binary_entropy(all_targets, all_preds)
-                return loss, accuracy(all_targets, all_preds)
-
-            for epoch in range(epochs):
-                train_loss, train_acc = train(net, optimizer, batches)
-                history[epoch] = train_loss
-            """,
-            [],
-        ),
-        Example(
-            # AverageMeter.update() adds what it is given to self.sum: the loss tensor there
-            "a_loss_tensor_handed_to_an_average_meter",
-            """\
-            class AverageMeter:
-                def reset(self):
-                    self.sum, self.count = 0, 0
-
-                def update(self, val, n=1):
-                    self.sum += val * n
-                    self.count += n
-
-            def train_epoch(model, loader, optimizer):
-                loss_meter = AverageMeter()
-                acc_meter = AverageMeter()
-                for x, y in loader:
-                    loss = F.cross_entropy(model(x), y)
-                    optimizer.zero_grad()
-                    loss.backward()
-                    optimizer.step()
-                    loss_meter.update(loss, x.shape[0])
-                    acc_meter.update(loss.item(), x.shape[0])
-            """,
-            [(17, "TW011")],
-        ),
-        Example(
-            # terms of the loss, named for it, handed to a meter's update(**kwargs)
-            "loss_terms_handed_to_a_meter_by_keyword",
-            """\
-            class Meter:
-                def update(self, **kwargs):
-                    for k, v in kwargs.items():
-                        self.sum[k] += kwargs[k]
-
-            avg = Meter()
-            for x, y in loader:
-                outputs = model(x, y)
-                cls_loss = torch.mean(outputs["losses"][0])
-                loc_loss = torch.mean(outputs["losses"][1])
-                loss = cls_loss + 0.5 * loc_loss
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-                avg.update(cls_loss=cls_loss, loc_loss=loc_loss.item())
-            """,
-            [(15, "TW011")],
-        ),
-        Example(
-            # La-MAML: the meta-losses of one call's inner updates, kept for _outer_update()
-            "losses_of_the_inner_updates_kept_for_the_outer_update",
-            """\
-            class LaMAML:
-                def _inner_updates(self, x, y):
-                    self.meta_losses = [0 for _ in range(self.n_inner)]
-                    for i in range(self.n_inner):
-                        self.inner_update_step(self.fast_model, x[i], y[i])
-                        self.meta_losses[i] = self.criterion(self.fast_model(x), y)
-            """,
-            [],
-        ),
-        Example(
-            # an LBFGS closure: the total over the data is the loss of the one step
-            "a_total_in_the_closure_of_an_lbfgs_step",
-            """\
-            def take_step(model, optimizer, loader):
-                def closure():
-                    optimizer.zero_grad()
-                    total = torch.tensor(0.0)
-                    for x, y in loader:
-                        loss = F.mse_loss(model(x), y) / len(loader)
-                        loss.backward()
-                        total += loss
-                    return total
-
-                return optimizer.step(closure)
-            """,
-            [],
-        ),
-        Example(
-            # the same sum without a training step after it: every iteration's graph kept
-            "a_loss_summed_over_iterations_without_a_step",
-            """\
-            def evaluate(model, data, targets, n):
-                total = 0
-                for t in range(n):
-                    total += F.mse_loss(model(data[t]), targets[t])
-                print(total.item() / n)
-            """,
-            [(4, "TW011")],
-        ),
-        Example(
-            # the validation sum takes losses made under no_grad (no graph); the training
-            # sum of the same name, after it, keeps every batch's graph
-            "a_sum_of_no_grad_losses_then_of_training_losses",
-            """\
-            def run(model, train_loader, val_loader, optimizer, epochs):
-                for epoch in range(epochs):
-                    sum_loss = 0
-                    for x, y in val_loader:
-                        with torch.no_grad():
-                            loss = F.cross_entropy(model(x), y)
-                        sum_loss += loss
-                    sum_loss = 0
-                    for x, y in train_loader:
-                        optimizer.zero_grad()
-                        loss = F.cross_entropy(model(x), y)
-                        loss.backward()
-                        optimizer.step()
-                        sum_loss += loss
-            """,
-            [(14, "TW011")],
-        ),
-        Example(
-            # the full-batch loss is summed on purpose, then differentiated
-            "a_sum_over_the_data_handed_to_a_gradient",
-            """\
-            def get_flat_grads(model, loader):
-                loss, total = 0.0, 0
-                for x, y in loader:
-                    loss += F.cross_entropy(model(x), y) * y.size(0)
-                    total += y.size(0)
-                loss /= total
-                return flat_grad(loss, model.parameters(), create_graph=True)
-            """,
-            [],
-        ),
-        Example(
-            # what the loss function hands back beside its losses is no loss
-            "predictions_kept_from_a_dict_of_losses",
-            """\
-            def train_epoch(model, loader, optimizer):
-                predicted_all = []
-                for x, y in loader:
-                    losses = model.unlabeled_loss(x, model(x))
-                    optimizer.zero_grad()
-                    losses["total"].backward()
-                    optimizer.step()
-                    predicted_all.append(losses["predicted_labels"])
-            """,
-            [],
-        ),
-        Example(
-            # the forward ran under no_grad: the loss read off its output after the block
-            # holds no graph, summing it keeps nothing; the training loss still does
-            "a_loss_read_off_an_output_computed_under_no_grad",
-            """\
-            def evaluate(model, loader):
-                losses = 0
-                for batch in loader:
-                    with torch.no_grad():
-                        outputs = model(**batch)
-                    loss = outputs.loss
-                    losses += loss.float()
-                return losses / len(loader)
-
-            def train(model, loader, optimizer):
-                total = 0
-                for batch in loader:
-                    outputs = model(**batch)
-                    loss = outputs.loss
-                    optimizer.zero_grad()
-                    loss.backward()
-                    optimizer.step()
-                    total += loss
-            """,
-            [(18, "TW011")],
-        ),
     )
-    + KEPT_EXAMPLES,
+    + KEPT_EXAMPLES
+    + SUMMED_EXAMPLES,
 )
 
 
@@ -470,7 +265,10 @@ def check_accumulation(
     if not bound_in and _is_step_closure(w):
         return  # LBFGS's closure: its total is the one step's loss, handed to step()
     per_part = all(
-        info.kind not in {"batch", "epoch"} and not _steps_each_pass(info.node) for info in crossed
+        info.kind not in {"batch", "epoch"}
+        and not _steps_each_pass(info.node)
+        and not _calls_a_step_each_pass(w, info.id)
+        for info in crossed
     )
     if per_part and (_returned(w, container) or (not bound_in and container.startswith("self."))):
         # a loss summed over heads or tasks, made anew per call and handed back (returned,
@@ -598,3 +396,12 @@ def _steps_each_pass(loop: ast.AST) -> bool:
             return True
         stack.extend(ast.iter_child_nodes(node))
     return False
+
+
+def _calls_a_step_each_pass(w: ScopeWalker, loop_id: int) -> bool:
+    """The loop calls a function of the project that steps an optimizer (``loss =
+    self.update(batch)`` in ``for i in range(n_updates)``): each pass is a training step."""
+    return any(
+        e.kind == CALL and e.summary is not None and e.summary.steps and loop_id in e.loops
+        for e in w.events
+    )

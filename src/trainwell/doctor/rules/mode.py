@@ -30,7 +30,9 @@ from ._mode_guards import (
     runs,
     steps_another_model,
     trains,
+    trains_a_copy_in_its_own_mode,
 )
+from ._mode_trained_examples import TRAINED_EXAMPLES
 from ._registry import Example, Rule, scope_check
 
 TW010 = Rule(
@@ -320,7 +322,8 @@ TW010 = Rule(
             [],
         ),
     )
-    + MORE_EXAMPLES,
+    + MORE_EXAMPLES
+    + TRAINED_EXAMPLES,
 )
 
 
@@ -338,9 +341,9 @@ def trained_models(w: ScopeWalker) -> set[str]:
             restores = e.kind == CALL and effect.first != "train" and not trains(e)
             if (effect.final == "train" and not restores) or effect.first == "train":
                 keys.add(key)
-    if keys:
-        return keys
-    keys = _optimized_models(w)  # Adam(list(model.parameters()) + list(q.parameters()))
+    # and those whose parameters an optimizer of the scope takes in any form:
+    # Adam(list(model.parameters()) + list(q.parameters()))
+    keys |= _optimized_models(w)
     if keys:
         return keys
     # Fallback: the only model run in a loop that also calls backward() (the forward may
@@ -524,6 +527,7 @@ def _leaks_into_training(
         # a call that sets the model's mode itself before it trains (a linear probe that
         # puts the encoder in eval() and trains a new head) does not inherit the caller's
         sets_mode_itself = any(eff.first is not None for eff in effects)
+        sets_mode_itself = sets_mode_itself or trains_a_copy_in_its_own_mode(e, key)
         if e.kind == TRAIN and e.receiver and e.receiver.startswith((f"{key}.", f"{key}[")):
             return False  # model.heads[-1].train(): the parts' modes are managed one by one
         # a call under no_grad trains nothing (``run_epoch(train=False)`` for validation)

@@ -12,6 +12,8 @@ from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import CALL, SCHED, STEP, Event, is_prefix
 from ._common import events_in, report
+from ._lightning_schedules import EXAMPLES as LIGHTNING_EXAMPLES
+from ._lightning_schedules import check_lightning_schedules
 from ._registry import Example, Rule, scope_check
 
 TW003 = Rule(
@@ -80,7 +82,9 @@ TW004 = Rule(
     "over total steps) is stepped once per epoch instead of every batch.",
     "These schedules are defined over optimizer steps (total_steps, num_training_steps). "
     "Stepped once per epoch they advance len(loader) times too slowly: warmup never "
-    "finishes and the LR stays near its initial value for the whole run.",
+    "finishes and the LR stays near its initial value for the whole run. PyTorch "
+    "Lightning does the same to a schedule that configure_optimizers() returns without "
+    '"interval": "step" (its default interval is the epoch).',
     "scheduler = OneCycleLR(optimizer, max_lr=0.1, epochs=10, steps_per_epoch=len(loader))\n"
     "for epoch in range(10):\n"
     "    for x, y in loader:\n"
@@ -303,7 +307,8 @@ TW004 = Rule(
             """,
             [(8, "TW004")],
         ),
-    ),
+    )
+    + LIGHTNING_EXAMPLES,
 )
 
 TW018 = Rule(
@@ -381,6 +386,7 @@ def check_scheduler_placement(w: ScopeWalker) -> None:
             _check_epoch_scheduler(w, sched)
         elif V.PER_STEP in sched.value.flags and not has_args:
             _check_step_scheduler(w, sched)
+    check_lightning_schedules(w)
 
 
 def _check_epoch_scheduler(w: ScopeWalker, sched: Event) -> None:

@@ -1,0 +1,78 @@
+"""TW010 examples: which models a training step trains (an optimizer's models, a client's
+copy of the global model)."""
+
+from __future__ import annotations
+
+from ._registry import Example
+
+# federated rounds: each client trains a deep copy of the global model, then the global
+# model is tested in eval(); the copy keeps the eval() unless the client's train() undoes it
+_FEDERATED = """\
+    import copy
+
+    class Client:
+        def __init__(self, loader):
+            self.loader = loader
+
+        def train(self, net):
+            {mode}optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+            for x, y in self.loader:
+                optimizer.zero_grad()
+                F.cross_entropy(net(x), y).backward()
+                optimizer.step()
+            return net.state_dict()
+
+    def test(net, loader):
+        net.eval()
+        with torch.no_grad():
+            return sum(net(x).argmax(1).eq(y).sum().item() for x, y in loader)
+
+    def federate(net_glob, loaders, test_loader, rounds):
+        net_glob.train()
+        for r in range(rounds):
+            states = []
+            for loader in loaders:
+                client = Client(loader)
+                states.append(client.train(net=copy.deepcopy(net_glob).to("cpu")))
+            net_glob.load_state_dict(average(states))
+            test(net_glob, test_loader)
+    """
+
+TRAINED_EXAMPLES = (
+    Example(
+        # the encoder is put back in train() each iteration, the decoder (trained by an
+        # optimizer over list(decoder.parameters())) never is
+        "eval_of_a_second_model_that_only_its_optimizer_names",
+        """\
+        def train(encoder, decoder, loader, test_x, iters):
+            enc_optim = torch.optim.Adam(encoder.parameters())
+            dec_optim = torch.optim.Adam(list(decoder.parameters()), lr=1e-3)
+            for it, (x, y) in enumerate(loader):
+                encoder.train()
+                loss = F.mse_loss(decoder(encoder(x)), y)
+                enc_optim.zero_grad()
+                dec_optim.zero_grad()
+                loss.backward()
+                enc_optim.step()
+                dec_optim.step()
+                if it % 100 == 0:
+                    encoder.eval()
+                    decoder.eval()
+                    with torch.no_grad():
+                        print(decoder(encoder(test_x)).mean().item())
+        """,
+        [(14, "TW010")],
+    ),
+    Example(
+        # the client puts its copy in train() first: the global model's eval() stays there
+        "a_client_that_trains_a_copy_in_train_mode",
+        _FEDERATED.format(mode="net.train()\n            "),
+        [],
+    ),
+    Example(
+        # ... without that train() the copy is trained in the eval mode it was copied in
+        "a_client_that_trains_a_copy_in_eval_mode",
+        _FEDERATED.format(mode=""),
+        [(28, "TW010")],
+    ),
+)
