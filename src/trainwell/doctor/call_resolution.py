@@ -168,8 +168,7 @@ class CallResolution(ScopeState):
             params = [
                 a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
             ]
-            if via_self and params and params[0] == "self":
-                params = params[1:]
+            params = _called_params(func, params, via_self)
             arg_vals = [self.ev(a) for a in run.args]
             kw_vals = {kw.arg: self.ev(kw.value) for kw in run.keywords}
             _, values = self._argmap(run, params, arg_vals, kw_vals)
@@ -313,6 +312,17 @@ class CallResolution(ScopeState):
             # its own method, or one a base class of this file defines
             method = class_method(self.fa.classes, self.cls.node.name, func.attr)
             return (method, True) if method is not None else None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            # ``cls.valid(...)`` in a classmethod, ``Utils.valid(...)``: a static or class
+            # method of a class of this file (an instance method needs its instance)
+            owner = func.value.id
+            if owner == "cls" and self.cls is not None:
+                owner = self.cls.node.name
+            if owner not in self.fa.classes or owner in self.env:
+                return None
+            method = class_method(self.fa.classes, owner, func.attr)
+            if method is not None and _bound_to_class(method):
+                return method, self.cls is not None and owner == self.cls.node.name
         return None
 
     def _local_call(
@@ -327,8 +337,7 @@ class CallResolution(ScopeState):
         """``instance``: ``obj.m(...)`` on an instance from outside its class (``self`` is
         bound, but the callee's ``self.x`` is not the caller's)."""
         params = [a.arg for a in [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]]
-        if via_self and params and params[0] == "self":
-            params = params[1:]
+        params = _called_params(func, params, via_self)
         argmap, values = self._argmap(call, params, arg_vals, kw_vals)
         values = {
             k: self._mode_passed(argmap.get(k), _rename_alias(v, argmap)) for k, v in values.items()
@@ -476,3 +485,24 @@ def _said_at(call: ast.Call, func: ForeignFunction, cand: RawFinding, how: str) 
         f"{dotted(call.func)}(){how} (in {func.path}:{cand.line}): {cand.message}",
         silenced_at=(cand.path or func.path, cand.line),
     )
+
+
+def _decorated(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    return any(dotted(d) == name for d in func.decorator_list)
+
+
+def _bound_to_class(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A ``@staticmethod`` or ``@classmethod``: callable on the class itself."""
+    return _decorated(func, "staticmethod") or _decorated(func, "classmethod")
+
+
+def _called_params(
+    func: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str], via_self: bool
+) -> list[str]:
+    """The parameters a call's arguments fill: without ``self`` (a call through self) or
+    ``cls`` (a classmethod, however it is called), all of a staticmethod's."""
+    if _decorated(func, "staticmethod") or not params:
+        return params
+    if (via_self and params[0] == "self") or _decorated(func, "classmethod"):
+        return params[1:]
+    return params

@@ -9,7 +9,7 @@ from typing import Protocol
 
 from . import values as V
 from ._astutil import Imports, dotted, walk
-from .events import CALL, FORWARD, Event, Summary
+from .events import BACKWARD, CALL, FORWARD, STEP, Event, Summary
 from .graph_calls import NOT_FOLLOWED_METHODS
 from .scope_facts import turns_autograd_off
 from .scope_state import ClassInfo, FileContext, class_method, keeps_no_weights
@@ -346,3 +346,12 @@ def indices_of(taint: Taint) -> Taint:
 def without_indices(taint: Taint) -> Taint:
     """What a replay buffer, the object or a closure keeps: actions chosen, not targets."""
     return frozenset(o for o in taint if not o.index)
+
+
+def in_a_training_loop(w: FlowContext, node: ast.AST) -> bool:
+    """``node`` runs in a loop whose passes also run a backward() or step()."""
+    event = next((e for e in w.events if e.node is node), None)
+    if event is None or not event.loops:
+        return False
+    loop = event.loops[-1]
+    return any(e.kind in {BACKWARD, STEP} and loop in e.loops for e in w.events)

@@ -40,6 +40,7 @@ from .flow_result import (
     calls_used,
     detached_params,
     graph_source,
+    in_a_training_loop,
     indices_of,
     kept_for_training,
     model_method,
@@ -145,9 +146,14 @@ def _discards(flow: _Flow) -> list[tuple[ast.AST, ast.AST]]:
     for node, site in flow.sites.items():
         origin = Origin(node)
         # a forward whose result is never read is a demo; a helper's call is read through
-        # what else it returns (loss, acc = fast_adapt(...); only acc printed), but not
-        # when what it returns is bound and never read (``x = vae.inference()``, overwritten)
-        helper_read = origin in flow.read or node in flow.call_elements
+        # what else it returns (loss, acc = fast_adapt(...); only acc printed), or through
+        # what it does, but not when a training loop binds its result and never reads it
+        # (``x = vae.inference()`` every 100 batches, overwritten by the next batch)
+        helper_read = (
+            origin in flow.read
+            or node in flow.call_elements
+            or not in_a_training_loop(flow.w, node)  # calibration, a printing evaluation
+        )
         read = origin in flow.sunk or (node in flow.summaries and helper_read)
         if node in flow.reached and read and not flow.fates.get(origin):
             if any(

@@ -571,12 +571,31 @@ GENERATOR = (
 )
 
 
+SAMPLING = """
+import torch
+from models import Net
+
+net = Net()
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for i, (x, y) in enumerate(loader):
+    loss = net.loss(x, y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    if i % 100 == 0:
+        images = net.generate(16){save}
+"""
+
+
 def test_samples_of_another_files_model_bound_and_never_read(tmp_path: Path) -> None:
-    # the samples are saved: inference, at the call; bound to a name nothing reads (a
-    # leftover, rna-seq-vae's ``x = vae.inference()`` overwritten by the next batch): no use
+    # the samples are saved: inference, at the call; bound in the training loop to a name
+    # nothing reads (rna-seq-vae's ``x = vae.inference()``, overwritten by the next batch):
+    # a leftover, no use; outside training (a calibration pass) the call is its own use
     write(tmp_path, "models.py", GENERATOR)
-    saved = "images = net.generate(16)\nsave(images.detach().numpy())"
-    train = write(tmp_path, "train.py", SCRIPT.format(after=saved))
-    assert lines([train]) == {("train.py", AFTER_LINE, "TW012")}
-    train.write_text(SCRIPT.format(after="images = net.generate(16)").lstrip("\n"))
+    saved = "\n        save(images.detach().numpy())"
+    train = write(tmp_path, "train.py", SAMPLING.format(save=saved))
+    assert lines([train]) == {("train.py", 12, "TW012")}
+    train.write_text(SAMPLING.format(save="").lstrip("\n"))
     assert lines([train]) == set()
+    train.write_text(SCRIPT.format(after="images = net.generate(16)").lstrip("\n"))
+    assert lines([train]) == {("train.py", AFTER_LINE, "TW012")}

@@ -35,6 +35,7 @@ from ..graph_calls import decide
 from ..scope_facts import hand_made_parameters
 from ..values import Value
 from ._frozen import bound_in, frozen_in_scope_before, frozen_parameters_at
+from ._kept_values import kept_in_attributes
 
 # Calls that certainly do not change a model's train/eval mode even though they receive it.
 _HARMLESS_CALLS = {
@@ -171,7 +172,7 @@ def summarize(w: ScopeWalker) -> Summary:
     summary.returns = _merged_returns(w.returns)
     summary.returns_per_step_schedule = any(V.PER_STEP in v.flags for v in w.returns if v)
     summary.returned_elements = _merged_elements(w.returned_tuples)
-    summary.kept_params = _kept_in_attributes(w)
+    summary.kept_params = kept_in_attributes(w)
     summary.forwards = _mode_dependent_forwards(w)
     flow = flow_of(w)
     # a scope that sets autograd itself (``set_grad_enabled(model.training)``, autograd.grad)
@@ -427,7 +428,11 @@ def final_modes(w: ScopeWalker) -> dict[str, ModeEffect]:
                 and (not e.path or (training and all(_runs_whenever(w, e, t) for t in training)))
             ):
                 current.first = final  # the last mode it sets before it trains
-            elif e.seq == first_training and not e.path and effect.first is not None:
+            elif (
+                e.seq == first_training
+                and effect.first is not None
+                and (not e.path or _each_arm_sets_first(w, e, key, effect.first, training))
+            ):
                 current.first = effect.first  # fit() -> train_one_epoch(): model.train() first
             # A conditional switch to eval may not happen: the end state is unknown. A
             # conditional train() still counts as restoring (staying silent is the safe side).
@@ -438,6 +443,20 @@ def final_modes(w: ScopeWalker) -> dict[str, ModeEffect]:
         if modes[key].first is None and any({(i, 0), (i, 1)} <= arms for i, _ in arms):
             modes[key].first = "unknown"  # if c: m.train() else: m.eval(): set either way
     return modes
+
+
+def _each_arm_sets_first(
+    w: ScopeWalker, e: Event, key: str, first: str, training: list[Event]
+) -> bool:
+    """``if weights is None: self._train(...) else: self._train_weighted(...)``, each
+    helper putting the model in ``first`` mode before it trains: set either way."""
+    if len(e.path) != 1:
+        return False
+    if_id, branch = e.path[0]
+    others = [t for t in training if t.path == ((if_id, 1 - branch),)]
+    return bool(others) and all(
+        any(k == key and eff.first == first for k, eff in mode_effects(w, t)) for t in others
+    )
 
 
 def _runs_whenever(w: ScopeWalker, switch: Event, step: Event) -> bool:
@@ -511,77 +530,6 @@ def _merged_returns(returns: list[Value | None]) -> Value | None:
     for value in returns[1:]:
         result = V.merge(result, value)
     return result
-
-
-# Calls and attributes that turn a tensor into numbers or cut it from its graph.
-_CUTTING_METHODS = {"item", "detach", "tolist", "numpy", "detach_"}
-_CUTTING_FUNCTIONS = {"float", "int"}
-
-
-def uncut_names(expr: ast.AST) -> set[str]:
-    """The names (and dotted names) in ``expr`` whose values it keeps with their graphs:
-    not those read through ``.item()``, ``.detach()``, ``.data``, ``float(...)``."""
-    found: set[str] = set()
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr in _CUTTING_METHODS:
-                continue
-            if isinstance(func, ast.Name) and func.id in _CUTTING_FUNCTIONS:
-                continue
-        if isinstance(node, ast.Attribute) and node.attr == "data":
-            continue
-        name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
-        if name:
-            found.add(name)
-        stack.extend(ast.iter_child_nodes(node))
-    return found
-
-
-def _kept_in_attributes(w: ScopeWalker) -> frozenset[str]:
-    """Parameters of a method that it adds to, or appends to, an attribute of ``self``
-    without reading them as numbers (``self.sum += val * n``, ``self.history.append(x)``);
-    a parameter it rebinds first (``val = val.item()``) is not."""
-    if w.func is None or w.cls is None:
-        return frozenset()
-    extra = [a.arg for a in (w.func.args.vararg, w.func.args.kwarg) if a is not None]
-    params = set(w.params) | set(extra)
-    rebound = {
-        dotted(t)
-        for n in walk(w.func)
-        if isinstance(n, ast.Assign)
-        for t in n.targets
-        if isinstance(t, ast.Name)
-    }
-    kept: set[str] = set()
-    for node in walk(w.func):
-        if isinstance(node, ast.AugAssign) and _on_self(node.target):
-            kept |= uncut_names(node.value)
-        elif (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and _on_self(node.targets[0])
-            and dotted(node.targets[0]) in uncut_names(node.value)
-        ):
-            kept |= uncut_names(node.value)  # self.v = (self.v * self.n + x) / (self.n + 1)
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in {"append", "extend"}
-            and _on_self(node.func.value)
-        ):
-            for arg in node.args:
-                kept |= uncut_names(arg)
-    return frozenset((kept & params) - rebound)
-
-
-def _on_self(node: ast.AST) -> bool:
-    """``self.x`` or ``self.x[k]``."""
-    while isinstance(node, ast.Subscript):
-        node = node.value
-    return isinstance(node, ast.Attribute) and (dotted(node) or "").startswith("self.")
 
 
 def backward_only_call(e: Event) -> bool:

@@ -200,3 +200,18 @@ def _copy_of(arg: ast.expr, key: str) -> bool:
         return False
     called = dotted(arg.func) or ""
     return called.rpartition(".")[2] == "deepcopy" and dotted(arg.args[0]) == key
+
+
+def in_another_arm(w: ScopeWalker, path: tuple, eval_path: tuple, lid: int | None) -> bool:
+    """``path`` runs in another arm of an ``if`` of loop ``lid`` itself that the eval() runs
+    in: the two cannot both run in one pass of that loop (in an inner loop they can: the
+    next batch takes the other arm)."""
+    arms = dict(eval_path)
+    return any(
+        if_id in arms
+        and arm != arms[if_id]
+        and lid is not None
+        and if_id in w.ifs
+        and w.ifs[if_id].loops[-1:] == (lid,)
+        for if_id, arm in path
+    )

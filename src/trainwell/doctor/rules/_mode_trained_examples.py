@@ -38,6 +38,47 @@ _FEDERATED = """\
             test(net_glob, test_loader)
     """
 
+# active learning: each round trains through train(), which dispatches to one of two
+# epoch helpers; each puts the classifier in train() before its steps (or one does not)
+_DISPATCH = """\
+    class DataHandler:
+        def __init__(self, clf, loader):
+            self.clf = clf
+            self.loader = loader
+
+        def _train(self, optimizer):
+            self.clf.train()
+            for x, y in self.loader:
+                optimizer.zero_grad()
+                F.cross_entropy(self.clf(x), y).backward()
+                optimizer.step()
+
+        def _train_weighted(self, optimizer, weights):
+            {mode}for x, y in self.loader:
+                optimizer.zero_grad()
+                (F.cross_entropy(self.clf(x), y, reduction="none") * weights).mean().backward()
+                optimizer.step()
+
+        def train(self, weights=None):
+            optimizer = torch.optim.SGD(self.clf.parameters(), lr=0.1)
+            for epoch in range(10):
+                if weights is None:
+                    self._train(optimizer)
+                else:
+                    self._train_weighted(optimizer, weights)
+
+        def accuracy(self, x, y):
+            self.clf.eval()
+            with torch.no_grad():
+                return (self.clf(x).argmax(1) == y).float().mean().item()
+
+    def active_learning(clf, loader, rounds, x, y):
+        handler = DataHandler(clf, loader)
+        for rd in range(rounds):
+            handler.train()
+            print(handler.accuracy(x, y))
+    """
+
 TRAINED_EXAMPLES = (
     Example(
         # the encoder is put back in train() each iteration, the decoder (trained by an
@@ -74,5 +115,58 @@ TRAINED_EXAMPLES = (
         "a_client_that_trains_a_copy_in_eval_mode",
         _FEDERATED.format(mode=""),
         [(28, "TW010")],
+    ),
+    Example(
+        # each epoch takes one arm: its eval() cannot reach the other arm's steps of that
+        # epoch, and the next epoch starts with train()
+        "eval_in_one_arm_of_an_epoch_that_starts_with_train",
+        """\
+        def train(model, optimizer, batches, loader, epochs, pre_encoded):
+            for epoch in range(epochs):
+                model.train()
+                if pre_encoded:
+                    for x, y in batches:
+                        optimizer.zero_grad()
+                        F.mse_loss(model(x), y).backward()
+                        optimizer.step()
+                    model.eval()
+                    with torch.no_grad():
+                        print(model(x).mean().item())
+                else:
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        F.mse_loss(model(x), y).backward()
+                        optimizer.step()
+        """,
+        [],
+    ),
+    Example(
+        # ... but arms of an if in the batch loop alternate: the next batch trains in eval()
+        "eval_in_one_arm_of_a_batch_the_next_batch_trains_in",
+        """\
+        def train(model, optimizer, loader, epochs):
+            for epoch in range(epochs):
+                model.train()
+                for i, (x, y) in enumerate(loader):
+                    if i % 100 == 0:
+                        model.eval()
+                        with torch.no_grad():
+                            print(model(x).mean().item())
+                    else:
+                        optimizer.zero_grad()
+                        F.mse_loss(model(x), y).backward()
+                        optimizer.step()
+        """,
+        [(6, "TW010")],
+    ),
+    Example(
+        "each_arm_of_the_training_puts_the_model_in_train_mode",
+        _DISPATCH.format(mode="self.clf.train()\n            "),
+        [],
+    ),
+    Example(
+        "one_arm_of_the_training_trains_in_the_callers_mode",
+        _DISPATCH.format(mode=""),
+        [(36, "TW010")],
     ),
 )

@@ -58,6 +58,30 @@ _SAMPLES = """\
                 x = vae.inference(16){use}
     """
 
+# a utility class of static and class methods: train_net() calls its validation through
+# ``cls`` (or the class's name), as a plain function
+_UTILS = """\
+    class ModelUtils:
+        @staticmethod
+        def calc_valid_loss(net, loader):
+            net.eval()
+            losses = []
+            for x, y in loader:
+                losses.append(F.cross_entropy(net(x), y).item())
+            return losses
+
+        @classmethod
+        def train_net(cls, net, optimizer, loader, valid_loader, epochs):
+            net.train()
+            for epoch in range(epochs):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    F.cross_entropy(net(x), y).backward()
+                    optimizer.step()
+                val_losses = {caller}.calc_valid_loss(net, valid_loader)
+                net.train()
+    """
+
 _TEMPLATE = """\
     def train_discriminator(D, G, d_optimizer, real, z):
         fake = G(z).detach()
@@ -285,5 +309,15 @@ SCRIPT_EXAMPLES = (
         "samples_bound_and_never_read",
         _SAMPLES.format(use=""),
         [],
+    ),
+    Example(
+        "validation_of_a_static_method_called_through_cls",
+        _UTILS.format(caller="cls"),
+        [(7, "TW012")],
+    ),
+    Example(
+        "validation_of_a_static_method_called_through_its_class",
+        _UTILS.format(caller="ModelUtils"),
+        [(7, "TW012")],
     ),
 )

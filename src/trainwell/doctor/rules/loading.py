@@ -92,6 +92,17 @@ TW016 = Rule(
             target_torch="2.5",
         ),
         Example(
+            # a dict of the file's own with only map_location in it
+            "a_dict_of_load_options_without_weights_only",
+            """\
+            def resume(self, path):
+                kwargs = {"map_location": lambda storage, loc: storage.cuda(0)}
+                ckpt = torch.load(path, **kwargs)
+            """,
+            [(3, "TW016")],
+            target_torch="2.5",
+        ),
+        Example(
             "torch_load_default_torch_2_6",
             "sd = torch.load('x.pt')\n",
             [],
@@ -149,6 +160,7 @@ def _spread_weights_only(fa: FileAnalysis, spread: list[ast.expr]) -> ast.expr |
     ``dict(weights_only=False)``), or, for a function's own ``**kwargs`` in a file that never
     names weights_only, the default (an ``ast.Constant(None)``)."""
     names = {dotted(node) for node in spread} - {None}
+    built: set[str] = set()  # kwargs = {"map_location": ...}: a dict of the file's own
     for node in fa.nodes:
         if isinstance(node, ast.Assign):
             if any(_entry_of(t, names) for t in node.targets):
@@ -157,6 +169,8 @@ def _spread_weights_only(fa: FileAnalysis, spread: list[ast.expr]) -> ast.expr |
                 found = _dict_entry(node.value)
                 if found is not None:
                     return found
+                if _literal_dict(node.value):
+                    built |= {dotted(t) for t in node.targets} & names  # type: ignore[arg-type]
     collected = {  # def load(self, path, **kwargs): what its callers hand over
         n.args.kwarg.arg
         for n in fa.nodes
@@ -167,7 +181,19 @@ def _spread_weights_only(fa: FileAnalysis, spread: list[ast.expr]) -> ast.expr |
         or (isinstance(n, ast.Constant) and n.value == "weights_only")
         for n in fa.nodes
     )
-    return None if mentioned or not names <= collected else ast.Constant(None)
+    return None if mentioned or not names <= collected | built else ast.Constant(None)
+
+
+def _literal_dict(value: ast.expr) -> bool:
+    """``{"map_location": ...}`` or ``dict(map_location=...)``, nothing spread into it."""
+    if isinstance(value, ast.Dict):
+        return None not in value.keys
+    return (
+        isinstance(value, ast.Call)
+        and dotted(value.func) == "dict"
+        and not value.args
+        and all(kw.arg is not None for kw in value.keywords)
+    )
 
 
 def _dict_entry(value: ast.expr) -> ast.expr | None:

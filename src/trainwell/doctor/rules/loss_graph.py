@@ -11,7 +11,8 @@ from .._astutil import closure, dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import CALL
 from ..values import Value
-from ._common import report, uncut_names
+from ._common import report
+from ._kept_values import uncut_names
 from ._loss_graph_examples import KEPT_EXAMPLES, SUMMED_EXAMPLES
 from ._registry import Example, Rule, accumulate_check, in_loop
 

@@ -26,6 +26,7 @@ from ._mode_guards import (
     backward_of_other_models,
     ends_the_training,
     frozen_right_after,
+    in_another_arm,
     on_last_pass,
     runs,
     steps_another_model,
@@ -407,7 +408,7 @@ def check_eval_leak(w: ScopeWalker) -> None:
                 if frozen_right_after(w, e, key):
                     continue  # net.eval(); for p in net.parameters(): p.requires_grad = False
                 fresh = _fresh_model_each_pass(w.loops[lid].node, key, e.node)
-                if _leaks_into_training(w, seq, index, key, this_pass_only=fresh):
+                if _leaks_into_training(w, seq, index, key, this_pass_only=fresh, lid=lid):
                     reported.add(id(e.node))
                     what = (
                         f"{key}.eval()"
@@ -512,7 +513,12 @@ def _unconditional_statements(body: list[ast.stmt]):
 
 
 def _leaks_into_training(
-    w: ScopeWalker, seq: list[Event], start: int, key: str, this_pass_only: bool = False
+    w: ScopeWalker,
+    seq: list[Event],
+    start: int,
+    key: str,
+    this_pass_only: bool = False,
+    lid: int | None = None,
 ) -> bool:
     # Paths of the train() calls seen since the eval(). A restore counts for a training
     # step when it runs whenever that step runs (its branch encloses the step), or whenever
@@ -523,6 +529,8 @@ def _leaks_into_training(
     # with a fresh model each pass, only the rest of this pass can run the eval()'d model
     for offset in range(1, n - start if this_pass_only else n):
         e = seq[(start + offset) % n]
+        if start + offset < n and in_another_arm(w, e.path, eval_path, lid):
+            continue  # ``if pre_encoded: ...; eval() else: ...``: not in the eval()'s pass
         effects = [eff for k, eff in mode_effects(w, e) if k == key]
         # a call that sets the model's mode itself before it trains (a linear probe that
         # puts the encoder in eval() and trains a new head) does not inherit the caller's

@@ -7,6 +7,7 @@ import ast
 from .. import values as V
 from .._astutil import dotted, last_part, walk
 from ..analysis import FileAnalysis
+from ..call_effects import is_loss_class
 from ..scope_facts import own_nodes
 from ._registry import Example, Rule, file_check
 
@@ -18,6 +19,7 @@ _STATELESS_MODULES = {
     "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample", "PixelShuffle", "Tanhshrink",
 }  # fmt: skip
+_LOSS_WEIGHTS = {"weight", "pos_weight"}  # buffers that .to(device) would not move
 _CONTAINERS = {"ModuleList", "ModuleDict", "Sequential", "ParameterList", "ParameterDict"}
 
 TW013 = Rule(
@@ -74,6 +76,30 @@ TW013 = Rule(
             [],
         ),
         Example(
+            # losses without weights keep no state: a plain dict of them loses nothing
+            "losses_without_weights_in_a_plain_dict",
+            """\
+            class Denoiser(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.net = nn.Linear(2, 2)
+                    self.validation_losses = {"MSE": nn.MSELoss(), "L1": nn.L1Loss()}
+            """,
+            [],
+        ),
+        Example(
+            # ... a class weight is a buffer: .to(device) would leave it behind
+            "weighted_losses_in_a_plain_dict",
+            """\
+            class Classifier(nn.Module):
+                def __init__(self, weights):
+                    super().__init__()
+                    self.net = nn.Linear(2, 2)
+                    self.losses = {"ce": nn.CrossEntropyLoss(weight=weights)}
+            """,
+            [(5, "TW013")],
+        ),
+        Example(
             "module_list_registered",
             """\
             class Net(nn.Module):
@@ -106,6 +132,8 @@ def _module_ctor(fa: FileAnalysis, node: ast.AST) -> str | None:
     if qual.startswith("torch.nn.") and qual.count(".") == 2 and tail[:1].isupper():
         if tail in _STATELESS_MODULES or tail in _CONTAINERS:
             return None
+        if is_loss_class(tail) and not any(k.arg in _LOSS_WEIGHTS for k in node.keywords):
+            return None  # {"MSE": nn.MSELoss(), ...}: a loss without weights keeps no state
         return tail
     return None
 

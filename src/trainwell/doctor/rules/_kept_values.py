@@ -1,0 +1,82 @@
+"""What a scope keeps with its graph: the names an expression keeps uncut, and the
+parameters a method keeps in attributes of its object (a running meter, a history)."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from .._astutil import dotted, walk
+
+if TYPE_CHECKING:
+    from ..analysis import ScopeWalker
+
+# Calls and attributes that turn a tensor into numbers or cut it from its graph.
+_CUTTING_METHODS = {"item", "detach", "tolist", "numpy", "detach_"}
+_CUTTING_FUNCTIONS = {"float", "int"}
+
+
+def uncut_names(expr: ast.AST) -> set[str]:
+    """The names (and dotted names) in ``expr`` whose values it keeps with their graphs:
+    not those read through ``.item()``, ``.detach()``, ``.data``, ``float(...)``."""
+    found: set[str] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _CUTTING_METHODS:
+                continue
+            if isinstance(func, ast.Name) and func.id in _CUTTING_FUNCTIONS:
+                continue
+        if isinstance(node, ast.Attribute) and node.attr == "data":
+            continue
+        name = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if name:
+            found.add(name)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def kept_in_attributes(w: ScopeWalker) -> frozenset[str]:
+    """Parameters of a method that it adds to, or appends to, an attribute of ``self``
+    without reading them as numbers (``self.sum += val * n``, ``self.history.append(x)``);
+    a parameter it rebinds first (``val = val.item()``) is not."""
+    if w.func is None or w.cls is None:
+        return frozenset()
+    extra = [a.arg for a in (w.func.args.vararg, w.func.args.kwarg) if a is not None]
+    params = set(w.params) | set(extra)
+    rebound = {
+        dotted(t)
+        for n in walk(w.func)
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    kept: set[str] = set()
+    for node in walk(w.func):
+        if isinstance(node, ast.AugAssign) and _on_self(node.target):
+            kept |= uncut_names(node.value)
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and _on_self(node.targets[0])
+            and dotted(node.targets[0]) in uncut_names(node.value)
+        ):
+            kept |= uncut_names(node.value)  # self.v = (self.v * self.n + x) / (self.n + 1)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in {"append", "extend"}
+            and _on_self(node.func.value)
+        ):
+            for arg in node.args:
+                kept |= uncut_names(arg)
+    return frozenset((kept & params) - rebound)
+
+
+def _on_self(node: ast.AST) -> bool:
+    """``self.x`` or ``self.x[k]``."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Attribute) and (dotted(node) or "").startswith("self.")
