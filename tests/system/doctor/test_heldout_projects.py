@@ -1,4 +1,4 @@
-"""The doctor on the held-out corpora checked as projects (heldout9 to heldout84).
+"""The doctor on the held-out corpora checked as projects (heldout9 to heldout88).
 
 Each of these corpora stores, beside its scored scripts, the modules of the same repository
 that they import (``context/``), so ``real/score.py --projects`` checks every script inside
@@ -164,6 +164,10 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     "heldout82": (15, {"2.5": (0.93, 0.93), "2.6": (0.83, 0.83)}),
     "heldout83": (14, {"2.5": (0.99, 0.96), "2.6": (0.99, 0.93)}),
     "heldout84": (17, {"2.5": (0.80, 0.85), "2.6": (0.62, 0.71)}),
+    "heldout85": (18, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    "heldout86": (25, {"2.5": (0.99, 0.91), "2.6": (0.99, 0.71)}),
+    "heldout87": (17, {"2.5": (0.94, 0.90), "2.6": (0.90, 0.83)}),
+    "heldout88": (29, {"2.5": (0.90, 0.85), "2.6": (0.66, 0.57)}),
 }
 
 
