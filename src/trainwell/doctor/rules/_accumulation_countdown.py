@@ -35,16 +35,21 @@ def _countdowns(loop: ast.stmt) -> dict[str, ast.expr]:
     counted_down: set[str] = set()
     starts: dict[str, ast.expr] = {}
     for node in walk(loop):
-        if (
-            isinstance(node, ast.AugAssign)
-            and isinstance(node.op, ast.Sub)
-            and isinstance(node.value, ast.Constant)
-            and node.value.value == 1
-        ):
-            counted_down.add(dotted(node.target) or "")
+        if counted_by_one(node, ast.Sub):
+            counted_down.add(dotted(node.target) or "")  # type: ignore[attr-defined]
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and dotted(node.value):
             starts.setdefault(dotted(node.targets[0]) or "", node.value)
     return {name: starts[name] for name in counted_down if name in starts}
+
+
+def counted_by_one(node: ast.AST, op: type[ast.operator]) -> bool:
+    """``n += 1`` (``op`` Add) or ``left -= 1`` (Sub): a counter of the loop."""
+    return (
+        isinstance(node, ast.AugAssign)
+        and isinstance(node.op, op)
+        and isinstance(node.value, ast.Constant)
+        and node.value.value == 1
+    )
 
 
 def _tested_for_zero(test: ast.AST) -> set[str]:

@@ -11,7 +11,7 @@ from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, STEP, ZERO, Event, compatible
 from ._accumulation_countdown import EXAMPLES as COUNTDOWN_EXAMPLES
-from ._accumulation_countdown import countdown_start, opens_a_countdown
+from ._accumulation_countdown import countdown_start, counted_by_one, opens_a_countdown
 from ._accumulation_examples import EXAMPLES
 from ._common import events_in, report
 from ._registry import Rule, scope_check
@@ -103,13 +103,8 @@ def _reset_counters(loop: ast.stmt) -> set[str]:
     counted: set[str] = set()
     reset: set[str] = set()
     for node in walk(loop):
-        if (
-            isinstance(node, ast.AugAssign)
-            and isinstance(node.op, ast.Add)
-            and isinstance(node.value, ast.Constant)
-            and node.value.value == 1
-        ):
-            counted.add(dotted(node.target) or "")
+        if counted_by_one(node, ast.Add):
+            counted.add(dotted(node.target) or "")  # type: ignore[attr-defined]
         elif _assigns_zero(node):
             reset.add(dotted(node.targets[0]) or "")  # type: ignore[attr-defined]
     return (counted & reset) - {""}
