@@ -41,8 +41,8 @@ def check_lightning_schedules(w: ScopeWalker) -> None:
                 w,
                 "TW004",
                 ret,
-                f"configure_optimizers() hands Lightning the per-step schedule {value} "
-                "without an interval, so Lightning steps it once per epoch: return "
+                f"configure_optimizers() returns a per-step schedule ({value}) without "
+                '"interval": "step", so Lightning steps it once per epoch: return '
                 '{"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, '
                 '"interval": "step"}}',
             )
@@ -62,7 +62,7 @@ def _schedule_of(
     if len(forms) == 1 and isinstance(forms[0], ast.Call):
         for e in w.events:
             if e.node is forms[0] and e.summary is not None and e.summary.returns_per_step_schedule:
-                return f"that {dotted(forms[0].func) or 'its helper'}() can return"
+                return f"one that {dotted(forms[0].func) or 'its helper'}() can return"
     return None
 
 
