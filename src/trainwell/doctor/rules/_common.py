@@ -254,7 +254,10 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
         # and so is a forward after the iteration's update (a validation batch drawn
         # after optimizer.step())
         phase = flow.phase_of.get(node)
-        in_step = in_training_iteration(w, event, {phase[0]: phase[1]} if phase else {}, True)
+        assume = {phase[0]: phase[1]} if phase else {}
+        in_step = in_training_iteration(w, event, assume, True) or _in_inner_loops_of_a_step(
+            w, event, assume
+        )
         if in_step and not (_after_eval(w, event) or frozen(w, event)):
             continue
         kept.append((node, site))
@@ -303,6 +306,25 @@ def in_training_iteration(
         and (not later or e.seq > event.seq)
         for e in w.events
     )
+
+
+def _in_inner_loops_of_a_step(w: ScopeWalker, event: Event, assume: dict[str, str]) -> bool:
+    """``event`` runs in loops over no data (``for k in range(1, 3):``, over the sources of
+    a batch) nested in a training iteration, before that iteration's backward() or step():
+    a term of the step, even when only printed."""
+    for e in w.events:
+        extra = event.loops[len(e.loops) :]
+        if (
+            e.kind in {BACKWARD, STEP}
+            and e.seq > event.seq
+            and extra
+            and event.loops[: len(e.loops)] == e.loops
+            and all(w.loops[loop].kind not in {"batch", "epoch"} for loop in extra)
+            and is_prefix(e.path, event.path)
+            and not _dead_in_phase(w, e, assume)
+        ):
+            return True
+    return False
 
 
 def _dead_in_phase(w: ScopeWalker, e: Event, assume: dict[str, str]) -> bool:

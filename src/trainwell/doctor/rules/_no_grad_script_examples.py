@@ -60,6 +60,23 @@ _SAMPLES = """\
 
 # a utility class of static and class methods: train_net() calls its validation through
 # ``cls`` (or the class's name), as a plain function
+# multi-source domain adaptation, full batch: a moment distance over the sources is
+# computed in nested loops of the step and printed, while only the class loss is trained
+_MOMENTS = """\
+    extractor, head = nn.Linear(4, 8), nn.Linear(8, 2)
+    optimizer = torch.optim.SGD([*extractor.parameters(), *head.parameters()], lr=0.1)
+    for epoch in range(10):
+        loss = F.cross_entropy(head(extractor(xs)), ys)
+        moment = 0
+        for k in range(1, 3):
+            for x in sources:
+                moment = moment + (extractor(x) ** k).mean(0).dist((extractor(xt) ** k).mean(0))
+        print(f"moment distance {{moment.item():.4f}}")
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step(){after}
+    """
+
 _UTILS = """\
     class ModelUtils:
         @staticmethod
@@ -319,5 +336,24 @@ SCRIPT_EXAMPLES = (
         "validation_of_a_static_method_called_through_its_class",
         _UTILS.format(caller="ModelUtils"),
         [(7, "TW012")],
+    ),
+    Example(
+        # a moment-matching term computed in nested loops of the step and only printed:
+        # a wasted graph, but the training step's own business
+        "a_printed_term_in_nested_loops_of_the_step",
+        _MOMENTS.format(after=""),
+        [],
+    ),
+    Example(
+        # a test loop after the full-batch update of the same iteration: evaluation
+        "a_test_loop_after_a_full_batch_step",
+        _MOMENTS.format(
+            after="""
+        correct = 0
+        for x, t in test_loader:
+            correct += (extractor(x).argmax(1) == t).sum().item()
+        print(correct)"""
+        ),
+        [(15, "TW012")],
     ),
 )

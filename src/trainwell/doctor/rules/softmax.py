@@ -150,6 +150,14 @@ TW009 = Rule(
             "def f(logits, y):\n    return F.nll_loss(torch.log(F.softmax(logits, 1)), y)\n",
             [],
         ),
+        Example(
+            # -nll_loss(p, y) is p[y]: the probability of the target, gathered on purpose
+            "negated_nll_gathers_the_target_probability",
+            "def f(logits, y):\n"
+            "    conf = torch.softmax(logits, dim=1)\n"
+            "    return conf - (-F.nll_loss(conf, y, reduction='none')).view(-1, 1)\n",
+            [],
+        ),
     ),
 )
 
@@ -172,7 +180,7 @@ def check_softmax_into_loss(
                 "softmax output is passed to cross-entropy, which "
                 "applies log_softmax itself: pass the raw logits",
             )
-        elif nll:
+        elif nll and not _negated(w, call):
             report(
                 w,
                 "TW009",
@@ -188,3 +196,12 @@ def check_softmax_into_loss(
             "log_softmax output is passed to cross-entropy, which "
             "applies log_softmax again: pass logits, or use NLLLoss",
         )
+
+
+def _negated(w: ScopeWalker, call: ast.Call) -> bool:
+    """``-F.nll_loss(p, y)``: the target's probability gathered (``p[y]``), not a loss."""
+    scope = w.func if w.func is not None else w.fa.tree
+    return any(
+        isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and node.operand is call
+        for node in ast.walk(scope)
+    )
