@@ -5,6 +5,7 @@ takes input gradients (``torch.autograd.grad`` outside its training steps)."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from ._astutil import Imports, dotted, last_part, walk
 
@@ -112,3 +113,42 @@ def _a_training_method(method: ast.AST) -> bool:
         and n.func.attr in {"backward", "manual_backward"}
         for n in walk(method)
     )
+
+
+def requires_grad_settings(body: list[ast.stmt]) -> Iterator[tuple[int, str, bool]]:
+    """(line, model, requires_grad) of each setting of a model's parameters in ``body``."""
+    for node in walk(ast.Module(body=body, type_ignores=[])):
+        if (
+            isinstance(node, ast.For)
+            and parameters_of(node.iter)
+            and isinstance(node.target, ast.Name)
+        ):
+            for inner in walk(node):
+                if (
+                    isinstance(inner, ast.Assign)
+                    and any(dotted(t) == f"{node.target.id}.requires_grad" for t in inner.targets)
+                    and isinstance(inner.value, ast.Constant)
+                    and isinstance(inner.value.value, bool)
+                ):
+                    yield inner.lineno, parameters_of(node.iter), inner.value.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "requires_grad_"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, bool)
+            and dotted(node.func.value)
+        ):
+            yield node.lineno, dotted(node.func.value), node.args[0].value
+
+
+def parameters_of(it: ast.expr) -> str:
+    """``netD`` of ``netD.parameters()`` (or ``named_parameters``); '' otherwise."""
+    if (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Attribute)
+        and it.func.attr == "parameters"
+    ):
+        return dotted(it.func.value) or ""
+    return ""

@@ -20,6 +20,7 @@ from typing import Protocol
 
 from . import values as V
 from ._astutil import Imports, dotted, last_part, walk
+from .class_facts import requires_grad_settings
 from .events import EVAL, Event, IfInfo, LoopInfo, RawFinding, Summary
 from .foreign import Foreign, ForeignClass
 from .mode_switch import TrainingSwitch
@@ -288,6 +289,8 @@ _RETURNS_SELF = {"eval", "train", "to", "cuda", "cpu", "float", "half", "double"
 
 _TORCH_MODULE_BASES = {"nn.Module", "torch.nn.Module", "Module"}
 _REGISTERING = {"register_buffer", "register_parameter", "add_module", "register_module"}
+# what registers a weight or a layer (a buffer is no weight: a fixed kernel, a mean)
+_REGISTERING_WEIGHTS = _REGISTERING - {"register_buffer"}
 
 
 def keeps_nothing(info: ClassInfo) -> bool:
@@ -323,9 +326,11 @@ _DATA_METHODS = {
 
 def keeps_no_weights(info: ClassInfo) -> bool:
     """:func:`keeps_nothing`, or an nn.Module that keeps only data on ``self`` and calls
-    none of it (``class Normalize(nn.Module)`` with ``self.mean = mean`` used in arithmetic):
-    a normalisation or a metric written as a module, with no trainable parameter."""
-    if keeps_nothing(info):
+    none of it (``class Normalize(nn.Module)`` with ``self.mean = mean`` used in arithmetic,
+    or kept in a buffer): a normalisation, a fixed blur or a metric written as a module,
+    with no trainable parameter; or one
+    that freezes every weight it keeps (:func:`freezes_its_weights`)."""
+    if keeps_nothing(info) or freezes_its_weights(info):
         return True
     if not info.is_module or "__init__" not in info.methods:
         return False
@@ -335,7 +340,7 @@ def keeps_no_weights(info: ClassInfo) -> bool:
     for node in walk(info.node):
         if isinstance(node, ast.Call):
             name = dotted(node.func) or ""
-            if name.rpartition(".")[2] in _REGISTERING or name == "setattr":
+            if name.rpartition(".")[2] in _REGISTERING_WEIGHTS or name == "setattr":
                 return False
         if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             continue
@@ -346,6 +351,77 @@ def keeps_no_weights(info: ClassInfo) -> bool:
                     return False
                 kept.add(part.attr)
     return not any(_calls_kept(node, kept) for node in walk(info.node))
+
+
+def freezes_its_weights(info: ClassInfo) -> bool:
+    """A direct nn.Module subclass whose ``__init__`` freezes every layer with weights it
+    keeps (``for p in self.vgg.parameters(): p.requires_grad = False``, or all of
+    ``self.parameters()`` after the last one) and that never thaws, adds or registers one:
+    a frozen feature extractor or a perceptual metric, whose forward records a graph only
+    of what its input carries."""
+    init = info.methods.get("__init__")
+    if not info.is_module or init is None:
+        return False
+    if any(dotted(base) not in _TORCH_MODULE_BASES for base in info.node.bases):
+        return False
+    settings = list(requires_grad_settings(init.body))
+    if not settings or any(on for _, _, on in settings) or _adds_weights_later(info, init):
+        return False
+    frozen_at = {name: line for line, name, _ in settings}
+    for line, attr, value in _kept_layers(init):
+        if _no_weights_in(value):
+            continue
+        at = frozen_at.get(f"self.{attr}", frozen_at.get("self", 0))
+        if at <= line:
+            return False  # kept after the last freeze, or never frozen
+    return True
+
+
+def _kept_layers(init: ast.AST) -> list[tuple[int, str, ast.expr]]:
+    """(line, attribute, value) of what a method keeps on ``self`` other than data."""
+    return [
+        (node.lineno, target.attr, node.value)
+        for node in walk(init)
+        if isinstance(node, ast.Assign) and not _plain_data(node.value)
+        for target in node.targets
+        if isinstance(target, ast.Attribute) and dotted(target.value) == "self"
+    ]
+
+
+def _no_weights_in(value: ast.expr) -> bool:
+    """``nn.AdaptiveAvgPool2d(1) if pool else None``: layers without weights, or nothing."""
+    if isinstance(value, ast.IfExp):
+        return _no_weights_in(value.body) and _no_weights_in(value.orelse)
+    if isinstance(value, ast.Constant):
+        return True
+    return isinstance(value, ast.Call) and last_part(dotted(value.func)) in V.PARAMETERLESS_LAYERS
+
+
+def _adds_weights_later(info: ClassInfo, init: ast.AST) -> bool:
+    """A parameter made, registered or thawed anywhere in the class, or a layer kept by a
+    method other than ``__init__``."""
+    if any(_makes_or_thaws_a_parameter(node) for node in walk(info.node)):
+        return True
+    return any(method is not init and _kept_layers(method) for method in info.methods.values())
+
+
+def _makes_or_thaws_a_parameter(node: ast.AST) -> bool:
+    """``nn.Parameter(...)``, ``register_parameter``, ``requires_grad_()``,
+    ``p.requires_grad = flag``: anything but freezing."""
+    if isinstance(node, ast.Call):
+        name = last_part(dotted(node.func)) or ""
+        if name in _REGISTERING_WEIGHTS or name in {"Parameter", "setattr"}:
+            return True
+        first = node.args[0] if node.args else None
+        return name == "requires_grad_" and not (
+            isinstance(first, ast.Constant) and first.value is False
+        )
+    if isinstance(node, ast.Assign):
+        sets_flag = any((dotted(t) or "").endswith(".requires_grad") for t in node.targets)
+        return sets_flag and not (
+            isinstance(node.value, ast.Constant) and node.value.value is False
+        )
+    return False
 
 
 def _plain_data(value: ast.expr) -> bool:

@@ -5,11 +5,11 @@ recorded for them, whatever autograd's mode."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 
 from .. import values as V
-from .._astutil import dotted, walk
+from .._astutil import walk
 from ..analysis import ScopeWalker
+from ..class_facts import requires_grad_settings
 from ..events import Event
 
 
@@ -47,7 +47,7 @@ def frozen_in_scope_before(w: ScopeWalker, model: str, line: int) -> bool:
 
 def _frozen_before(body: list[ast.stmt], model: str, line: int) -> bool:
     last: tuple[int, bool] | None = None
-    for lineno, name, on in _requires_grad_settings(body):
+    for lineno, name, on in requires_grad_settings(body):
         if name == model and lineno < line and (last is None or lineno > last[0]):
             last = (lineno, on)
     return last is not None and not last[1]
@@ -55,42 +55,3 @@ def _frozen_before(body: list[ast.stmt], model: str, line: int) -> bool:
 
 def bound_in(func: ast.AST) -> set[str]:
     return {n.id for n in walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-
-
-def _requires_grad_settings(body: list[ast.stmt]) -> Iterator[tuple[int, str, bool]]:
-    """(line, model, requires_grad) of each setting of a model's parameters in ``body``."""
-    for node in walk(ast.Module(body=body, type_ignores=[])):
-        if (
-            isinstance(node, ast.For)
-            and _parameters_of(node.iter)
-            and isinstance(node.target, ast.Name)
-        ):
-            for inner in walk(node):
-                if (
-                    isinstance(inner, ast.Assign)
-                    and any(dotted(t) == f"{node.target.id}.requires_grad" for t in inner.targets)
-                    and isinstance(inner.value, ast.Constant)
-                    and isinstance(inner.value.value, bool)
-                ):
-                    yield inner.lineno, _parameters_of(node.iter), inner.value.value
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "requires_grad_"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, bool)
-            and dotted(node.func.value)
-        ):
-            yield node.lineno, dotted(node.func.value), node.args[0].value
-
-
-def _parameters_of(it: ast.expr) -> str:
-    """``netD`` of ``netD.parameters()`` (or ``named_parameters``); '' otherwise."""
-    if (
-        isinstance(it, ast.Call)
-        and isinstance(it.func, ast.Attribute)
-        and it.func.attr == "parameters"
-    ):
-        return dotted(it.func.value) or ""
-    return ""

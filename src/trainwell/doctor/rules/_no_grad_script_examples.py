@@ -77,6 +77,31 @@ _MOMENTS = """\
         optimizer.step(){after}
     """
 
+# a perceptual metric: a VGG slice frozen in __init__ (its mean kept as a buffer), run
+# over a validation loader; a trainable head beside the frozen trunk records a graph
+_PERCEPTUAL = """\
+    class Perceptual(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.vgg = torchvision.models.vgg16(weights="DEFAULT").features[:16]
+            for p in self.vgg.parameters():
+                p.requires_grad = False
+            self.register_buffer("mean", torch.tensor([0.485, 0.456, 0.406]).view(1, 3, 1, 1))
+            self.pool = nn.AdaptiveAvgPool2d(1){head}
+
+        def forward(self, x, y):
+            return F.mse_loss(self.pool(self.vgg(x - self.mean)), self.pool(self.vgg(y - self.mean)))
+
+    def score(loader):
+        metric = Perceptual()
+        total = 0.0
+        for x, y in loader:
+            total += metric(x, y).item()
+        return total
+
+    print(score(val_loader))
+    """
+
 _UTILS = """\
     class ModelUtils:
         @staticmethod
@@ -355,5 +380,32 @@ SCRIPT_EXAMPLES = (
         print(correct)"""
         ),
         [(15, "TW012")],
+    ),
+    Example(
+        "a_metric_module_that_freezes_its_trunk_records_no_graph",
+        _PERCEPTUAL.format(head=""),
+        [],
+    ),
+    Example(
+        "a_metric_module_with_a_trainable_head_records_a_graph",
+        _PERCEPTUAL.format(head="\n            self.head = nn.Linear(256, 1)"),
+        [(18, "TW012")],
+    ),
+    Example(
+        # a fixed kernel kept in a buffer is no weight: the blur records no graph
+        "a_blur_module_with_only_a_buffer_records_no_graph",
+        """\
+        class Blur(nn.Module):
+            def __init__(self, k=5):
+                super().__init__()
+                self.register_buffer("kernel", torch.ones(1, 1, k, k) / k**2)
+
+            def forward(self, x):
+                return F.conv2d(x, self.kernel, padding=2)
+
+        blur = Blur()
+        maps = [blur(x).numpy() for x, _ in val_loader]
+        """,
+        [],
     ),
 )
