@@ -347,6 +347,8 @@ def keeps_no_weights(info: ClassInfo) -> bool:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for part in (p for t in targets for p in walk(t)):
             if isinstance(part, ast.Attribute) and dotted(part.value) == "self":
+                if node.value is not None and _no_weights_in(node.value):
+                    continue  # self.criterion = nn.KLDivLoss(): a layer, but no weights
                 if node.value is None or not _plain_data(node.value):
                     return False
                 kept.add(part.attr)
@@ -389,12 +391,18 @@ def _kept_layers(init: ast.AST) -> list[tuple[int, str, ast.expr]]:
 
 
 def _no_weights_in(value: ast.expr) -> bool:
-    """``nn.AdaptiveAvgPool2d(1) if pool else None``: layers without weights, or nothing."""
+    """``nn.AdaptiveAvgPool2d(1) if pool else None``, ``nn.KLDivLoss()``: layers without
+    weights, torch's criteria, or nothing."""
     if isinstance(value, ast.IfExp):
         return _no_weights_in(value.body) and _no_weights_in(value.orelse)
     if isinstance(value, ast.Constant):
         return True
-    return isinstance(value, ast.Call) and last_part(dotted(value.func)) in V.PARAMETERLESS_LAYERS
+    if not isinstance(value, ast.Call):
+        return False
+    name = dotted(value.func) or ""
+    if last_part(name) in V.PARAMETERLESS_LAYERS:
+        return True
+    return name.startswith(("nn.", "torch.nn.")) and name.endswith("Loss")
 
 
 def _adds_weights_later(info: ClassInfo, init: ast.AST) -> bool:

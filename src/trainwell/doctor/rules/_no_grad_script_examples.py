@@ -408,4 +408,33 @@ SCRIPT_EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # a label-smoothing criterion written as a module keeps a torch loss, no weights:
+        # the validation's one finding is the model's forward
+        "a_criterion_module_in_validation_is_no_second_model",
+        """\
+        class LabelSmoothing(nn.Module):
+            def __init__(self, smoothing=0.1):
+                super().__init__()
+                self.criterion = nn.KLDivLoss(reduction="sum")
+                self.smoothing = smoothing
+
+            def forward(self, x, target):
+                dist = torch.full_like(x, self.smoothing).scatter_(1, target[:, None], 0.9)
+                return self.criterion(x, dist)
+
+        crit = LabelSmoothing()
+
+        def valid(model, loader):
+            model.eval()
+            total = 0.0
+            for x, y in loader:
+                out = model(x)
+                total += crit(out.log_softmax(-1), y).item()
+            return total
+
+        print(valid(net, val_loader))
+        """,
+        [(18, "TW012")],
+    ),
 )
