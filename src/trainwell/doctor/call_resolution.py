@@ -145,12 +145,12 @@ class CallResolution(ScopeState):
                 self.foreign_candidates.append(
                     RawFinding(cand.code, cand.line, cand.col, cand.message, cand.path or func.path)
                 )
-            elif not summary.trains and self._first_foreign_report(func, cand):
+            elif not summary.trains and self._first_foreign_report(func, cand, call):
                 self.foreign_candidates.append(_said_at(call, func, cand, how))
         for cand in func.cut_candidates if not summary.trains else ():
             passed = (values or {}).get(cand.model_param or "")
             if (passed is None or passed.kind != V.FUNCTION) and self._first_foreign_report(
-                func, cand
+                func, cand, call
             ):
                 finding = _said_at(call, func, cand, how)
                 finding.returned_by = call
@@ -266,12 +266,16 @@ class CallResolution(ScopeState):
             for e in self.events
         )
 
-    def _first_foreign_report(self, func: ForeignFunction, cand: RawFinding) -> bool:
-        """One finding per helper's forward and loop nest of this scope: two calls in a row
-        (``test_img(net, train_set)``, ``test_img(net, test_set)``) are one evaluation, and
-        so are two helpers that run the same forward (``log_pre_update()`` and
-        ``log_post_update()`` both calling ``get_accuracy()``)."""
-        return self._first_report((func.path, cand.line))
+    def _first_foreign_report(
+        self, func: ForeignFunction, cand: RawFinding, call: ast.Call
+    ) -> bool:
+        """One finding per helper's forward, model handed to it and loop nest of this scope:
+        two calls in a row (``test_img(net, train_set)``, ``test_img(net, test_set)``) are
+        one evaluation, and so are two helpers that run the same forward
+        (``log_pre_update()`` and ``log_post_update()`` both calling ``get_accuracy()``);
+        ``eval(loader, model)`` then ``eval(loader, swa_model)`` are two."""
+        model = _name_passed(call, func.summary.params, cand.model_param)
+        return self._first_report((func.path, cand.line, model))
 
     def _mode_passed(self, name: str | None, value: Value | None) -> Value | None:
         """A model handed over while this scope has it in eval() carries the fact to the
@@ -463,6 +467,18 @@ def _model_handed_back(summary: Summary, values: dict[str, Value | None]) -> Val
         return None
     param, model = models[0]
     return model if RETURN_FATE in summary.param_fates.get(param, frozenset()) else None
+
+
+def _name_passed(call: ast.Call, params: list[str], param: str | None) -> str | None:
+    """The caller's name for the callee's parameter ``param`` at ``call``."""
+    if param is None:
+        return None
+    for kw in call.keywords:
+        if kw.arg == param:
+            return passed_name(kw.value)
+    index = params.index(param) if param in params else len(call.args)
+    starred = any(isinstance(a, ast.Starred) for a in call.args[: index + 1])
+    return passed_name(call.args[index]) if index < len(call.args) and not starred else None
 
 
 def _mode_after(call: Event, key: str, state: str | None) -> str | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -22,14 +21,20 @@ from .events import RawFinding
 from .project import ProjectIndex
 from .recovery import parse_recovering
 from .rules import CHECKS, RULES, Registry, Rule
-from .sources import NOTEBOOK_SUFFIX, SourceError, read_notebook, read_python
+from .sources import (
+    NOTEBOOK_SUFFIX,
+    SourceError,
+    read_notebook,
+    read_python,
+    silenced_elsewhere,
+    suppressed,
+)
 from .target import MODERN_TORCH, Target, find_target
 
 SKIPPED_DIRS = {".venv", "venv", "__pycache__", "node_modules", "site-packages"}
 CHECKED_SUFFIXES = (".py", NOTEBOOK_SUFFIX)
 #: What ``rules=`` takes: family modules, or `Rule`s and their marked check functions.
 ExtraRules = Iterable[ModuleType | Rule | Callable[..., None]]
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+\d+(?:\s*,\s*[A-Za-z]+\d+)*))?", re.I)
 
 
 @dataclass(frozen=True, order=True)
@@ -99,28 +104,6 @@ def _selected(code: str, select: tuple[str, ...] | None, ignore: tuple[str, ...]
     if select is not None and not matches(select):
         return False
     return not (ignore and matches(ignore))
-
-
-def _silenced_elsewhere(raw: RawFinding) -> bool:
-    """A finding said at a call for a forward in another file: the forward's noqa counts."""
-    if raw.silenced_at is None:
-        return False
-    path, line = raw.silenced_at
-    try:
-        text = read_python(Path(path)).text.splitlines()
-    except (SourceError, OSError):
-        return False
-    return 0 < line <= len(text) and _suppressed(text[line - 1], raw.code)
-
-
-def _suppressed(line_text: str, code: str) -> bool:
-    match = _NOQA.search(line_text)
-    if match is None:
-        return False
-    codes = match.group("codes")
-    if not codes:
-        return True  # without codes, the comment suppresses every code
-    return code in {c.strip().upper() for c in codes.split(",")}
 
 
 def with_rules(rules: ExtraRules = ()) -> Registry:
@@ -197,7 +180,7 @@ def _check_text(
         if not _selected(raw.code, select_codes, ignore_codes):
             continue
         line_text = lines[raw.line - 1] if 0 < raw.line <= len(lines) else ""
-        if _suppressed(line_text, raw.code) or _silenced_elsewhere(raw):
+        if suppressed(line_text, raw.code) or silenced_elsewhere(raw.silenced_at, raw.code):
             continue
         severity = checks.rules[raw.code].severity
         findings.add(Finding(path, raw.line, raw.col, raw.code, raw.message, severity))
@@ -357,7 +340,7 @@ def _routed_findings(
             except SourceError:
                 lines[path] = []
         text = lines[path]
-        if _suppressed(text[raw.line - 1] if 0 < raw.line <= len(text) else "", raw.code):
+        if suppressed(text[raw.line - 1] if 0 < raw.line <= len(text) else "", raw.code):
             continue
         result.append(Finding(path, raw.line, raw.col, raw.code, raw.message,
                               RULES[raw.code].severity))  # fmt: skip

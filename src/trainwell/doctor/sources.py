@@ -211,3 +211,31 @@ def read_notebook(path: Path) -> NotebookSource:
     except OSError as exc:
         raise SourceError(f"cannot read file: {exc.strerror or exc}") from None
     return load_notebook(data)
+
+
+# ``# noqa`` or ``# noqa: TW012, TW003`` at the end of a line
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+\d+(?:\s*,\s*[A-Za-z]+\d+)*))?", re.I)
+
+
+def silenced_elsewhere(at: tuple[str, int] | None, code: str) -> bool:
+    """A finding said at a call for a forward in another file (``at``: its path and line):
+    the forward's noqa counts."""
+    if at is None:
+        return False
+    path, line = at
+    try:
+        text = read_python(Path(path)).text.splitlines()
+    except (SourceError, OSError):
+        return False
+    return 0 < line <= len(text) and suppressed(text[line - 1], code)
+
+
+def suppressed(line_text: str, code: str) -> bool:
+    """The line's noqa comment covers ``code``."""
+    match = _NOQA.search(line_text)
+    if match is None:
+        return False
+    codes = match.group("codes")
+    if not codes:
+        return True  # without codes, the comment suppresses every code
+    return code in {c.strip().upper() for c in codes.split(",")}

@@ -250,7 +250,8 @@ def test_helper_outside_the_checked_paths_is_reported_at_the_call(tmp_path: Path
     evaluation = "    model.eval()\n    acc = evaluate(model, val_loader)\n    validate(model, x)\n"
     train = write(tmp_path, "train.py", EVAL_SCRIPT.format(evaluation=evaluation))
     findings = check_paths([train])
-    assert {(f.line, f.code) for f in findings} == {(17, "TW012"), (18, "TW012")}
+    # evaluate() then validate() of one model: one evaluation, said at its first call
+    assert {(f.line, f.code) for f in findings} == {(17, "TW012")}
     assert all("utils.py" in f.message for f in findings)
 
 
@@ -262,6 +263,20 @@ def test_helper_of_an_unchecked_file_is_reported_once_per_evaluation(tmp_path: P
     script = EVAL_SCRIPT.format(evaluation="    validate(model, val_loader)\n" + evaluation)
     train = write(tmp_path, "train.py", script)
     assert {(f.line, f.code) for f in check_paths([train])} == {(16, "TW012"), (17, "TW012")}
+
+
+def test_one_helper_run_on_two_models_in_one_evaluation_is_two_findings(tmp_path: Path) -> None:
+    # SWA: the model, then its running average, through one evaluation helper: two models,
+    # two findings; the same helper and model twice is one (the test above)
+    write(tmp_path, "utils.py", UTILS)
+    evaluation = (
+        "    swa_model = nn.Linear(10, 3)\n"
+        "    validate(model, val_loader)\n"
+        "    validate(swa_model, val_loader)\n"
+        "    validate(swa_model, test_loader)\n"
+    )
+    train = write(tmp_path, "train.py", EVAL_SCRIPT.format(evaluation=evaluation))
+    assert {(f.line, f.code) for f in check_paths([train])} == {(17, "TW012"), (18, "TW012")}
 
 
 WRAPPER = """

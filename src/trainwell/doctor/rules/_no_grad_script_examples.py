@@ -435,6 +435,6 @@ SCRIPT_EXAMPLES = (
 
         print(valid(net, val_loader))
         """,
-        [(18, "TW012")],
+        [(17, "TW012")],
     ),
 )

@@ -98,6 +98,18 @@ TW019 = Rule(
             """,
             [(4, "TW019")],
         ),
+        Example(
+            # a sparse optimizer's mask kept in the parameter's state, by key
+            "discarded_to_of_a_mask_kept_by_key",
+            """\
+            def update_mask(self, masks):
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        self.state[p]["mask"] = masks[p]
+                        self.state[p]["mask"].to(p)
+            """,
+            [(5, "TW019")],
+        ),
     ),
 )
 
@@ -162,10 +174,11 @@ _STATE_KEYS = {"exp_avg", "exp_avg_sq", "max_exp_avg_sq", "momentum_buffer", "sq
 
 
 def _state_entry(node: ast.expr) -> str | None:
+    """An optimizer state's tensor, or a mask kept by key (``self.state[p]["mask"]``)."""
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
         key = node.slice.value
-        if key in _STATE_KEYS:
-            return f"{dotted(node.value) or 'state'}[{key!r}]"
+        if key in _STATE_KEYS or (isinstance(key, str) and _MASK.search(key)):
+            return f"{dotted(node.value) or ast.unparse(node.value)}[{key!r}]"
     return None
 
 
