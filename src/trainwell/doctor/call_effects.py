@@ -33,7 +33,7 @@ from .events import (
     Summary,
 )
 from .flow_result import weightless_layers
-from .mode_switch import switches_off_grad
+from .mode_switch import NO_GRAD_BY_STATE, switches_off_grad
 from .scope_facts import is_strategy, turns_autograd_off
 from .scope_state import (
     NOTHING,
@@ -310,6 +310,13 @@ class CallEffects(ScopeState):
             return Value(V.LOADER)
         if is_loss_class(tail):
             return Value(V.CRITERION, cls=tail)
+        if qual.startswith("poptorch.") and tail in {"trainingModel", "inferenceModel"}:
+            # an IPU's compiled model: training runs the whole step on each call; inference
+            # runs there too, with no graph on the host
+            trains = tail == "trainingModel"
+            return Value(
+                V.MODEL, flags=frozenset({V.TRAINS_ON_CALL if trains else NO_GRAD_BY_STATE})
+            )
         wrapper = tail in V.MODEL_WRAPPERS or bool(V.WRAPPER_CLASS.search(tail))
         if wrapper and arg_vals and arg_vals[0] is not None:
             inner = arg_vals[0]
@@ -368,6 +375,10 @@ class CallEffects(ScopeState):
         if callee.kind == V.MODEL and _argless_method_of_a_model(self, call):
             self.opaque(call, arg_vals)  # cur_model.net_name(): a submodule takes an input
             return None
+        if callee.kind == V.MODEL and V.TRAINS_ON_CALL in callee.flags:
+            step = Summary(params=[], backward=[call], steps=[call], zero_grad=True)
+            self.emit(CALL, call, summary=step, args=arg_names(call))
+            return Value(V.OUTPUT, flags=frozenset({V.NO_GRAPH}))
         if callee.kind == V.MODEL:
             if callee.cls in _SOFTMAX_MODULES:
                 return Value(V.TENSOR, flags=frozenset({_SOFTMAX_MODULES[callee.cls]}))

@@ -52,6 +52,9 @@ NO_GRAD_WHEN = "no_grad_when:"  # a model flag: the parameter and literal (repr)
 OVER_INPUTS = "over_inputs"  # optimizer over plain tensors (an attack's delta, an image)
 # a model every caller hands over in eval() (``teacher.eval(); train_kd(student, teacher)``)
 EVAL_WHEN_PASSED = "eval_when_passed"
+# a model whose call is a whole training step, forward, backward and the optimizer's step
+# (Graphcore's ``poptorch.trainingModel(net, optimizer=opt)``)
+TRAINS_ON_CALL = "trains_on_call"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """Examples of TW012 (inference without no_grad) in code a framework runs: the hooks
 Lightning's Trainer calls inside its fit loop with autograd on, which no call in the file
 shows, and a LightningModule whose gradient penalty takes input gradients for its training
-step only. Run as tests beside the rule."""
+step only, and Graphcore's compiled models (poptorch), whose calls run on the IPU: a
+training model's call is the whole step, an inference model's records no graph on the host.
+Run as tests beside the rule."""
 
 from __future__ import annotations
 
@@ -112,5 +114,39 @@ FRAMEWORK_EXAMPLES = (
                 self.logger.experiment.add_image("samples", make_grid(self(self.fixed_z)))
         """,
         [(18, "TW012")],
+    ),
+    Example(
+        "poptorch_training_and_inference_models_record_no_graph_on_the_host",
+        """\
+        import poptorch
+
+
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(4, 2)
+                self.loss_fn = torch.nn.CrossEntropyLoss()
+
+            def forward(self, x, labels=None):
+                out = self.fc(x)
+                if labels is None:
+                    return out
+                return out, poptorch.identity_loss(self.loss_fn(out, labels), "none")
+
+
+        net = Model()
+        optimizer = poptorch.optim.Adam(net.parameters(), lr=0.001)
+        training_model = poptorch.trainingModel(net, optimizer=optimizer)
+        for epoch in range(2):
+            for i, (data, labels) in enumerate(train_loader):
+                output, loss = training_model(data, labels)
+                if i % 250 == 0:
+                    print((output.argmax(1) == labels).float().mean().item())
+        inference_model = poptorch.inferenceModel(net)
+        correct = 0
+        for data, labels in test_loader:
+            correct += (inference_model(data).argmax(1) == labels).sum().item()
+        """,
+        [],
     ),
 )
