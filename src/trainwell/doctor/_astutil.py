@@ -99,8 +99,12 @@ class Imports:
 
     def __init__(self, nodes: list[ast.AST]) -> None:
         self.names: dict[str, str] = {}
+        # classes and functions the file defines: ``class F(nn.Module)`` is no torch alias
+        self.defined: set[str] = set()
         for node in nodes:
-            if isinstance(node, ast.Import):
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.defined.add(node.name)
+            elif isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
                         self.names[alias.asname] = alias.name
@@ -118,7 +122,8 @@ class Imports:
         if name is None:
             return None
         head, _, rest = name.partition(".")
-        base = self.names.get(head) or DEFAULT_ALIASES.get(head)
+        default = DEFAULT_ALIASES.get(head) if head not in self.defined else None
+        base = self.names.get(head) or default
         if base is None:
             return name
         return f"{base}.{rest}" if rest else base

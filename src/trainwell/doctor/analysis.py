@@ -131,7 +131,8 @@ class FileAnalysis:
         # One traversal of the whole tree serves imports, classes and torch.load calls.
         self.nodes = walk(tree)
         self.imports = Imports(
-            [n for n in self.nodes if isinstance(n, (ast.Import, ast.ImportFrom))]
+            [n for n in self.nodes if isinstance(n, (ast.Import, ast.ImportFrom, ast.ClassDef))]
+            + [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         )
         self.classes: dict[str, ClassInfo] = {}
         self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}

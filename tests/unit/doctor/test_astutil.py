@@ -1,4 +1,5 @@
-"""The cached walk the rules share: the same nodes, in the same order, as ``ast.walk``."""
+"""The cached walk the rules share (the same nodes, in the same order, as ``ast.walk``) and
+the names a file resolves through its imports."""
 
 from __future__ import annotations
 
@@ -28,3 +29,14 @@ def test_walk_is_computed_once_per_node():
     # a subtree keeps its own list, not a slice of the module's
     loop = tree.body[0].body[0]
     assert walk(loop) is walk(loop) and len(walk(loop)) < len(first)
+
+
+def test_a_class_the_file_defines_shadows_a_conventional_alias():
+    # JEM's ``class F(nn.Module)`` with no ``import torch.nn.functional as F``: F() builds it
+    from trainwell.doctor._astutil import Imports
+
+    defined = ast.parse("import torch.nn as nn\n\nclass F(nn.Module):\n    pass\n")
+    plain = ast.parse("import torch\n")
+    call = ast.parse("F.softmax", mode="eval").body
+    assert Imports(list(ast.walk(defined))).resolve(call) == "F.softmax"
+    assert Imports(list(ast.walk(plain))).resolve(call) == "torch.nn.functional.softmax"

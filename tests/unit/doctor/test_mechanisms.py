@@ -1441,3 +1441,35 @@ def test_a_variable_named_like_a_model_is_still_a_model() -> None:
     extra = "test_model = make_net()\n    print(test_model(x).argmax(1).tolist())"
     source = STAR_IMPORTED_EVALUATION.format(extra=extra)
     assert findings(source, "TW012") == [(line_of(source, "print(test_model(x)"), "TW012")]
+
+
+# -- a class the file defines under a conventional alias's name -------------------------
+ENERGY_NAMED_F = """\
+import torch
+import torch.nn as nn
+
+
+class F(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body, self.head = nn.Linear(4, 8), nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.head(self.body(x)).logsumexp(1)
+
+    def classify(self, x):
+        return self.head(self.body(x))
+
+
+f = F()
+f.load_state_dict(torch.load("energy.pt", weights_only=True))
+print(torch.cat([f.classify(x).argmax(-1) for x in buffer]))
+"""
+
+
+def test_a_class_named_f_is_the_files_model_not_torch_functional() -> None:
+    # JEM: ``class F(nn.Module)`` without ``import torch.nn.functional as F``: F() builds a
+    # model whose classify() is inference here
+    assert findings(ENERGY_NAMED_F, "TW012") == [(line_of(ENERGY_NAMED_F, "f.classify"), "TW012")]
+    renamed = ENERGY_NAMED_F.replace("F(", "Energy(")
+    assert findings(renamed, "TW012") == [(line_of(renamed, "f.classify"), "TW012")]
