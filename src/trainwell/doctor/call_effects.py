@@ -205,12 +205,22 @@ class CallEffects(ScopeState):
             self.emit(STEP, call, receiver=dotted(call.args[0]), amp=amp)
             return None
         if kind == V.OPTIMIZER:
+            self._closure_run_by_the_step(call)
             self.emit(STEP, call, receiver=recv_name, value=recv_val)
             return None
         if kind == V.SCHEDULER:
             self.emit(SCHED, call, receiver=recv_name, value=recv_val)
             return None
         return NOTHING
+
+    def _closure_run_by_the_step(self, call: ast.Call) -> None:
+        """``optimizer.step(closure)`` (L-BFGS) runs the closure first: its backward(), and
+        its zero_grad() if it has one, happen at the step."""
+        closure = argument(call, 0, "closure")
+        func = self.local_funcs.get(closure.id) if isinstance(closure, ast.Name) else None
+        summary = self.fa.summaries.get(func) if func is not None else None
+        if summary is not None and summary.backward:
+            self.emit(CALL, call, summary=summary, args=arg_names(call))
 
     def _mode_event(self, call: ast.Call, method: str, recv_name: str) -> None:
         key = self.model_key(recv_name)

@@ -14,6 +14,17 @@ from ..events import BACKWARD, CALL, OPAQUE, STEP, ZERO, Event, compatible, is_p
 from ._common import call_name, events_in, is_backward, is_step, is_zero, report
 from ._registry import Example, Rule, in_loop, scope_check
 
+# a full-batch L-BFGS step over a closure, alone or in one branch of an if
+_LBFGS = """
+for x, y in loader:
+    def closure():
+        {clear}loss = criterion(model(x), y)
+        loss.backward()
+        return loss
+    if lbfgs:
+        {other}
+"""
+
 TW001 = Rule(
     "TW001",
     "missing-zero-grad",
@@ -90,6 +101,32 @@ TW001 = Rule(
                 detach_grad()
             """,
             [(11, "TW001")],
+        ),
+        Example(
+            # L-BFGS: step(closure) runs the closure's backward() at each step
+            "lbfgs_closure_without_zero_grad",
+            _LBFGS.format(clear="", other="optimizer.step(closure)"),
+            [(8, "TW001")],
+        ),
+        Example(
+            "lbfgs_closure_clears_its_gradients",
+            _LBFGS.format(clear="optimizer.zero_grad()\n        ", other="optimizer.step(closure)"),
+            [],
+        ),
+        Example(
+            # the other optimizers' branch clears them, the L-BFGS branch does not
+            "lbfgs_branch_without_zero_grad_beside_one_with_it",
+            _LBFGS.format(
+                clear="",
+                other=(
+                    "optimizer.step(closure)\n"
+                    "    else:\n"
+                    "        optimizer.zero_grad()\n"
+                    "        closure()\n"
+                    "        optimizer.step()"
+                ),
+            ),
+            [(8, "TW001")],
         ),
     ),
 )
@@ -202,16 +239,31 @@ def check_missing_zero_grad(w: ScopeWalker) -> None:
         if any(_descends(w, other, lid) for other in trains if other != lid):
             continue  # a nested loop is the real training loop; it is checked itself
         seq = events_in(w, lid)
-        if any(is_zero(e) for e in seq):
+        zeros = [e.path for e in seq if is_zero(e)]
+        # a step whose arm of an if clears nothing (``if lbfgs: optimizer.step(closure)``
+        # beside an ``else`` that calls zero_grad()) still accumulates
+        unzeroed = [
+            e
+            for e in seq
+            if is_step(e)
+            and not any(compatible(z, e.path) for z in zeros)
+            and any(is_backward(b) and compatible(b.path, e.path) for b in seq)
+        ]
+        if zeros and not unzeroed:
             continue
-        node = _first_step_node(seq)
+        node = _first_step_node(unzeroed if zeros else seq)
+        where = (
+            "on a path of its loop that runs backward() but no zero_grad() (only another "
+            "branch clears)"
+            if zeros
+            else "in a loop that runs backward() but never zero_grad()"
+        )
         if node is not None:
             report(
                 w,
                 "TW001",
                 node,
-                call_name(node) + " is called in a loop that runs "
-                "backward() but never zero_grad(): gradients accumulate across iterations",
+                f"{call_name(node)} is called {where}: gradients accumulate across iterations",
             )
 
 
