@@ -42,7 +42,10 @@ class CallResolution(ScopeState):
     def _function_named(
         self, node: ast.expr | None
     ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-        """The function of this file a bare name refers to (``step = my_step``)."""
+        """The function of this file a bare name refers to (``step = my_step``), or that
+        ``functools.partial(my_step, model=model)`` binds keywords of."""
+        if isinstance(node, ast.Call) and self._binds_keywords_of_a_function(node):
+            node = node.args[0]
         if not isinstance(node, ast.Name):
             return None
         if node.id in self.func_aliases:
@@ -52,6 +55,12 @@ class CallResolution(ScopeState):
         if node.id in self.fa.functions and node.id not in self.env:
             return self.fa.functions[node.id]
         return None
+
+    def _binds_keywords_of_a_function(self, call: ast.Call) -> bool:
+        """``partial(get_reward, model=model)``: calling it calls the function, its other
+        arguments where they were (only keywords bound, so positions do not shift)."""
+        resolved = self.fa.imports.resolve(call.func) or ""
+        return resolved == "functools.partial" and len(call.args) == 1
 
     def _register_step_fn(self, call: ast.Call) -> None:
         """``tw.fit(model, data, step_fn=my_step)``: ``my_step`` runs every training step."""

@@ -102,6 +102,21 @@ _PERCEPTUAL = """\
     print(score(val_loader))
     """
 
+# evolution strategies: the reward of a set of weights, its model bound by partial()
+_PARTIAL_REWARD = """\
+    import functools
+
+    def reward(weights, model, render=False):
+        total = 0.0
+        for x in episodes:
+            total += model(x).argmax().item()
+        return total
+
+    net = nn.Linear(4, 2)
+    reward_of = functools.partial(reward, model=net)
+    {call}
+    """
+
 _UTILS = """\
     class ModelUtils:
         @staticmethod
@@ -436,5 +451,15 @@ SCRIPT_EXAMPLES = (
         print(valid(net, val_loader))
         """,
         [(17, "TW012")],
+    ),
+    Example(
+        "a_function_called_through_partial_runs_its_forward_here",
+        _PARTIAL_REWARD.format(call="print(reward_of(None, render=True))"),
+        [(6, "TW012")],
+    ),
+    Example(
+        "a_function_called_through_partial_under_no_grad",
+        _PARTIAL_REWARD.format(call="with torch.no_grad():\n        print(reward_of(None))"),
+        [],
     ),
 )
