@@ -1473,3 +1473,29 @@ def test_a_class_named_f_is_the_files_model_not_torch_functional() -> None:
     assert findings(ENERGY_NAMED_F, "TW012") == [(line_of(ENERGY_NAMED_F, "f.classify"), "TW012")]
     renamed = ENERGY_NAMED_F.replace("F(", "Energy(")
     assert findings(renamed, "TW012") == [(line_of(renamed, "f.classify"), "TW012")]
+
+
+# -- a finding names the model as the code writes it -------------------------------------
+WRAPPED_VALIDATE = """\
+import torch
+
+
+def validate(loader, model):
+    model.eval()
+    for x, y in loader:
+        out = model(x)
+        print((out.argmax(1) == y).float().mean().item())
+
+
+single_model = torch.nn.Linear(4, 2)
+model = torch.nn.DataParallel(single_model)
+validate(val_loader, model)
+"""
+
+
+def test_a_wrapped_model_is_named_as_the_helper_writes_it() -> None:
+    # dla_bdd100k: validate() runs ``model``, a DataParallel around ``single_model``; the
+    # finding says what the line says
+    [finding] = check_source(WRAPPED_VALIDATE, "t.py", target_torch="2.6")
+    assert (finding.line, finding.code) == (line_of(WRAPPED_VALIDATE, "out = model(x)"), "TW012")
+    assert finding.message.startswith("model(...) runs after model.eval()")

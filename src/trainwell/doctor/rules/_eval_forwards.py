@@ -90,6 +90,16 @@ def shown_name(forward: ast.AST, key: str) -> str:
     return name if name != key and _model_or_part(name, key) else key
 
 
+def written_name(w: ScopeWalker, node: ast.AST | None, key: str, receiver: bool = False) -> str:
+    """The name the code writes for the model ``key`` at ``node`` (``model``, wrapping
+    ``single_model`` in DataParallel), when it names that model; else ``key``.
+    ``receiver``: ``node`` is a method (``model.eval``) whose object is meant."""
+    if receiver and isinstance(node, ast.Attribute):
+        node = node.value
+    name = dotted(node) if node is not None else None
+    return name if name and w.model_key(name) == w.model_key(key) else key
+
+
 # Methods that run a model for its predictions, called on a model just put in eval() whose
 # class the analysis cannot see (``model.train(False); scores = model.predict(batch)``,
 # ``loss = model.calculate_loss(x)``, ``emb = model.forward_emb(images)``).

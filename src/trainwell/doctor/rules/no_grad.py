@@ -36,7 +36,7 @@ from ._common import (
     is_training,
     mode_effects,
 )
-from ._eval_forwards import shown_name, unguarded_forward
+from ._eval_forwards import shown_name, unguarded_forward, written_name
 from ._frozen import frozen_in_scope_before, frozen_parameters_at
 from ._input_gradients import InputGradients
 from ._no_grad_binding_examples import BINDING_EXAMPLES
@@ -126,10 +126,11 @@ def _eval_region(w: ScopeWalker, index: int, e: Event, receiver: str) -> None:
     if forward is via and frozen_in_scope_before(w, receiver, line):
         return  # model.eval(); model.requires_grad_(False); model(x): no graph is recorded
     col = getattr(forward, "col_offset", 0) + 1
+    shown = written_name(w, getattr(e.node, "func", None), receiver, receiver=True)
+    runs = written_name(w, getattr(forward, "func", None), shown_name(forward, receiver))
     message = (
-        f"{shown_name(forward, receiver) if forward is via else receiver}(...){EVAL_RULE_MARK}"
-        f"{receiver}.eval() without torch.no_grad(): autograd records a "
-        "graph for nothing"
+        f"{runs if forward is via else shown}(...){EVAL_RULE_MARK}{shown}.eval() without "
+        "torch.no_grad(): autograd records a graph for nothing"
     )
     silenced_at = None
     if isinstance(forward, ForeignNode):
