@@ -1499,3 +1499,34 @@ def test_a_wrapped_model_is_named_as_the_helper_writes_it() -> None:
     [finding] = check_source(WRAPPED_VALIDATE, "t.py", target_torch="2.6")
     assert (finding.line, finding.code) == (line_of(WRAPPED_VALIDATE, "out = model(x)"), "TW012")
     assert finding.message.startswith("model(...) runs after model.eval()")
+
+
+# -- an eval() after the epoch loop opens another region ----------------------------------
+FULL_BATCH_GCN = """\
+import torch
+import torch.nn.functional as F
+
+model = torch.nn.Linear(8, 3)
+optimizer = torch.optim.Adam(model.parameters())
+for epoch in range(200):
+    model.train()
+    optimizer.zero_grad()
+    F.cross_entropy(model(X)[train_idx], y[train_idx]).backward()
+    optimizer.step()
+    model.eval()
+    val_out = model(X)
+    print(F.cross_entropy(val_out[val_idx], y[val_idx]).item())
+model.eval()
+test_out = model(X)
+print(F.cross_entropy(test_out[test_idx], y[test_idx]).item())
+"""
+
+
+def test_the_test_after_the_epoch_loop_is_a_region_of_its_own() -> None:
+    # GCN_reproduce: validation in the epoch loop, then model.eval() and the test after it:
+    # two evaluation regions of one model
+    expected = [
+        (line_of(FULL_BATCH_GCN, "val_out = model"), "TW012"),
+        (line_of(FULL_BATCH_GCN, "test_out = model"), "TW012"),
+    ]
+    assert findings(FULL_BATCH_GCN, "TW012") == expected

@@ -92,13 +92,17 @@ def collect_no_grad_candidates(w: ScopeWalker) -> None:
     """TW012: model(x) after model.eval() with autograd on and no gradient use in sight."""
     if w.facts.grad_machinery or _runs_a_model_that_needs_grad(w):
         return
-    in_eval: set[str] = set()  # models inside an eval region already examined
+    # models inside an eval region already examined, with the loops of the eval() that
+    # opened it: an eval() outside those loops (the test after the epoch loop's
+    # validation) opens another region
+    in_eval: dict[str, tuple[int, ...]] = {}
     for index, e in enumerate(w.events):
         for receiver, final in _modes_set(w, e):
+            opened = in_eval.get(receiver)
             if final != "eval":
-                in_eval.discard(receiver)  # the region ends: a later eval() starts a new one
-            elif receiver not in in_eval:
-                in_eval.add(receiver)
+                in_eval.pop(receiver, None)  # the region ends: a later eval() starts a new one
+            elif opened is None or e.loops[: len(opened)] != opened:
+                in_eval[receiver] = e.loops
                 _eval_region(w, index, e, receiver)
 
 
