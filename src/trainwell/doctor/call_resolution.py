@@ -284,6 +284,9 @@ class CallResolution(ScopeState):
         (``log_pre_update()`` and ``log_post_update()`` both calling ``get_accuracy()``);
         ``eval(loader, model)`` then ``eval(loader, swa_model)`` are two."""
         model = _name_passed(call, func.summary.params, cand.model_param)
+        value = (self.lookup(model) or V.value_from_name(model)) if model else None
+        if value is None or value.kind != V.MODEL:
+            model = None  # (an encoder of the data, fitted or not, in the arms of an if)
         return self._first_report((func.path, cand.line, model))
 
     def _mode_passed(self, name: str | None, value: Value | None) -> Value | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
-from .._astutil import dotted, walk
+from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import (
     CALL,
@@ -161,7 +161,7 @@ def collect_foreign_helper_candidates(w: ScopeWalker) -> None:
     # cannot see: its call stands
     owner = None if _nested(w) else _owner(w)
     calls = {getattr(e.node, "lineno", 0): e for e in w.events if e.kind == CALL}
-    said: set[tuple] = set()  # one per model and inference block
+    said: set[tuple] = set()  # one per helper, model and inference block
     arms: list[tuple[tuple, tuple]] = []  # (block, path) of each call said
     trains = any(is_training(e) for e in w.events)
     for finding in w.foreign_candidates:
@@ -174,16 +174,17 @@ def collect_foreign_helper_candidates(w: ScopeWalker) -> None:
         if silenced_elsewhere(finding.silenced_at, "TW012"):
             model = None  # the helper's forward is marked noqa: it stands for no evaluation
         if call is not None and model is not None:
+            helper = last_part(dotted(call.node.func))  # type: ignore[attr-defined]
             block = (model, call.loops if trains else (), _training_region(w, call))
-            if block in said or any(
+            if (helper, *block) in said or any(
                 b[:2] == block[:2] and _other_arm(path, call.path) for b, path in arms
             ):
-                # model.evaluate(test_a) then model.evaluate(test_b), test(model) then
-                # predictions(model), or evaluate(model) in one arm of an if and
-                # mini_batch_evaluate(model) in the other (each arm with its own training
-                # step): one evaluation
+                # model.evaluate(test_a) then model.evaluate(test_b), or evaluate(model) in
+                # one arm of an if and mini_batch_evaluate(model) in the other (each arm
+                # with its own training step): one evaluation (two helpers in a row are two
+                # passes: a loss, then a decoding)
                 continue
-            said.add(block)
+            said.add((helper, *block))
             arms.append((block, call.path))
         w.fa.no_grad_candidates.append((owner, finding))
 
