@@ -588,6 +588,9 @@ class _Flow:
     def _is_pure(self, name: str, func: ast.expr) -> bool:
         if name in BUILTINS_PURE or from_pure_library(name):
             return True
+        if isinstance(func, ast.Call):  # nn.CrossEntropyLoss(reduction="none")(logits, y)
+            built = last_part(self.w.fa.imports.resolve(func.func) or "")
+            return built.endswith("Loss") or built in V.PARAMETERLESS_LAYERS
         value = self.w.lookup(dotted(func)) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if value is not None and value.kind in {V.CRITERION, V.MODEL}:
             return True

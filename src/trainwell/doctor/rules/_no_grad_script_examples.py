@@ -462,4 +462,19 @@ SCRIPT_EXAMPLES = (
         _PARTIAL_REWARD.format(call="with torch.no_grad():\n        print(reward_of(None))"),
         [],
     ),
+    Example(
+        # a criterion built and called in one expression reads the logits like any loss
+        "a_loss_built_and_called_inline_reads_the_logits",
+        """\
+        def test_clf(model, loader):
+            losses = []
+            for x, y in loader:
+                logits = model(x)
+                losses.extend(nn.CrossEntropyLoss(reduction="none")(logits, y).detach().numpy())
+            return losses
+
+        print(test_clf(net, test_loader))
+        """,
+        [(4, "TW012")],
+    ),
 )
