@@ -54,6 +54,17 @@ FORWARD_METHODS = {
     "forward", "encode", "decode", "extract", "extract_features", "extract_feat", "infer",
 }  # fmt: skip
 # (not ``inference``: as often a trainer's method that returns numbers, ``local.inference(model)``)
+
+
+def runs_forward(method: str) -> bool:
+    """``encode``, ``forward_features``, ``forwardAE``: a model's method that runs it."""
+    return (
+        method in FORWARD_METHODS
+        or method.startswith("forward_")
+        or bool(re.match(r"forward[A-Z0-9]", method))
+    )
+
+
 ENGINE_WORDS = ("accelerator", "fabric", "engine", "deepspeed", "trainer")
 
 # Wrappers that iterate over their first argument: a loader wrapped in them is still the
@@ -131,11 +142,11 @@ class CallEffects(ScopeState):
             # ddp.module(x): the model; net.forward_masks(x), forward_features(x): a forward
             if _tokenizer_call(call, method):
                 return NOTHING  # model.decode(ids, skip_special_tokens=True): text, no forward
-            if (method in FORWARD_METHODS or method.startswith("forward_")) and any(
+            if runs_forward(method) and any(
                 turns_autograd_off(own) for own in self._own_methods(recv, method)
             ):
                 return NOTHING  # its own no_grad inside: followed as the model's method
-            if method in FORWARD_METHODS or method == "module" or method.startswith("forward_"):
+            if runs_forward(method) or method == "module":
                 self.emit(FORWARD, call, receiver=self.model_key(recv_name))
                 return self._model_output(recv)
             if V.SUBMODULE in recv.flags and call.args and method not in V.MODULE_SELF_METHODS:

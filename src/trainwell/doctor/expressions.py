@@ -16,7 +16,7 @@ import re
 
 from . import values as V
 from ._astutil import dotted, last_part, walk
-from .call_effects import FORWARD_METHODS, CallEffects, detached, is_loss_module
+from .call_effects import CallEffects, detached, is_loss_module, runs_forward
 from .call_resolution import CallResolution
 from .events import CALL, OPAQUE
 from .foreign import ForeignClass, ForeignFunction
@@ -487,10 +487,7 @@ def _followed_model_method(method: str) -> bool:
     """A method of a model class of another file that its summary stands for: not a forward
     (``encode``, ``forward_features``: forward events of their own) nor nn.Module's own."""
     return not (
-        method in FORWARD_METHODS
-        or method.startswith("forward_")
-        or method in NOT_FOLLOWED_METHODS
-        or method in V.MODULE_SELF_METHODS
+        runs_forward(method) or method in NOT_FOLLOWED_METHODS or method in V.MODULE_SELF_METHODS
     )
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import ast
 import re
 
-from .._astutil import dotted, walk
+from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
+from ..call_effects import runs_forward
 from ..events import CALL, FORWARD, MODE_UNKNOWN, OPAQUE, TRAIN, Event
 from ._common import caller_key, is_training
 
@@ -72,14 +73,14 @@ def _submodule_run(e: Event, key: str) -> bool:
 
 
 def _own_forward_called(e: Event, key: str) -> bool:
-    """``self.eval(); out = self.forward(x)`` in a model's own training method: its
-    forward() is a method of the class, called like any other."""
+    """``self.eval(); out = self.forward(x)`` (or ``self.forwardAE(x)``) in a model's own
+    method: its forward is a method of the class, called like any other."""
     node = e.node
     return (
         e.kind == CALL
         and isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "forward"
+        and runs_forward(node.func.attr)
         and dotted(node.func.value) == key
     )
 
@@ -87,7 +88,8 @@ def _own_forward_called(e: Event, key: str) -> bool:
 def shown_name(forward: ast.AST, key: str) -> str:
     """The name a finding shows: the submodule run (``vae.decoder``) or the model."""
     name = dotted(forward.func) if isinstance(forward, ast.Call) else None
-    return name if name != key and _model_or_part(name, key) else key
+    method = name is not None and name.startswith(key + ".") and runs_forward(last_part(name))
+    return name if name != key and (method or _model_or_part(name, key)) else key  # type: ignore[return-value]
 
 
 def written_name(w: ScopeWalker, node: ast.AST | None, key: str, receiver: bool = False) -> str:

@@ -477,4 +477,36 @@ SCRIPT_EXAMPLES = (
         """,
         [(4, "TW012")],
     ),
+    Example(
+        # scDeepCluster: a method of the model puts it in eval() and runs its forwardAE()
+        # for a k-means start; fit() calls it with autograd on
+        "a_models_method_in_eval_runs_its_forward_named_forward_ae",
+        """\
+        class AE(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc, self.dec = nn.Linear(4, 2), nn.Linear(2, 4)
+
+            def forwardAE(self, x):
+                z = self.enc(x)
+                return z, self.dec(z)
+
+            def encode_all(self, X):
+                self.eval()
+                z, _ = self.forwardAE(X)
+                return z.data
+
+            def fit(self, X, optimizer):
+                centers = kmeans(self.encode_all(X).numpy())
+                self.train()
+                for x in X.split(32):
+                    z, out = self.forwardAE(x)
+                    loss = F.mse_loss(out, x)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+                return centers
+        """,
+        [(12, "TW012")],
+    ),
 )
