@@ -48,16 +48,22 @@ def _model_or_part(receiver: str | None, key: str) -> bool:
     if receiver is None:
         return False
     part = receiver.removeprefix(key + ".")
-    return receiver == key or (part != receiver and bool(_SUBMODULE.search(part)))
+    return receiver == key or (part != receiver and _submodule_name(part))
 
 
 # Attributes of a model that are submodules by their name: ``self.model.G(noise)``,
-# ``vae.decoder(z)``, ``net.backbone(x)`` on a model whose class is out of sight.
+# ``vae.decoder(z)``, ``net.backbone(x)`` on a model whose class is out of sight; and a
+# short capitalised name (``model.Enc(x)``, ``model.AE(x)``), a class's instance as ``G`` is.
 _SUBMODULE = re.compile(
     r"^([A-Z]|net_?[A-Z]\w*)$|encoder|decoder|generator|discriminator|backbone|classifier"
     r"|critic|actor",
     re.I,
 )
+_SHORT_CAPITALISED = re.compile(r"[A-Z][A-Za-z0-9]{1,3}")
+
+
+def _submodule_name(name: str) -> bool:
+    return bool(_SUBMODULE.search(name) or _SHORT_CAPITALISED.fullmatch(name))
 
 
 def _submodule_run(e: Event, key: str) -> bool:
@@ -68,7 +74,7 @@ def _submodule_run(e: Event, key: str) -> bool:
         and isinstance(node, ast.Call)
         and bool(node.args or node.keywords)
         and _on(node.func, key)
-        and bool(_SUBMODULE.search(node.func.attr))  # type: ignore[attr-defined]
+        and _submodule_name(node.func.attr)  # type: ignore[attr-defined]
     )
 
 

@@ -509,4 +509,20 @@ SCRIPT_EXAMPLES = (
         """,
         [(12, "TW012")],
     ),
+    Example(
+        # ARAE: the networks of a model of another file, named Enc, Gen, Cri, run after its
+        # eval(): one evaluation of the model, said at the first
+        "short_capitalised_submodules_of_an_unseen_model_after_eval",
+        """\
+        from arae import ARAE
+
+        model = ARAE()
+        model.load_state_dict(torch.load("arae.pt", weights_only=True))
+        model.eval()
+        for x, lengths in test_loader:
+            z = model.Enc(x, lengths)
+            print(model.Cri(z).mean().item(), model.Cri(model.Gen(noise)).mean().item())
+        """,
+        [(7, "TW012")],
+    ),
 )
