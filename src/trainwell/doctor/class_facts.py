@@ -141,6 +141,16 @@ def requires_grad_settings(body: list[ast.stmt]) -> Iterator[tuple[int, str, boo
             and dotted(node.func.value)
         ):
             yield node.lineno, dotted(node.func.value), node.args[0].value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in {"freeze", "unfreeze"}
+            and not node.args
+            and not node.keywords
+            and dotted(node.func.value)
+        ):
+            # a LightningModule's freeze(): every parameter frozen, and eval()
+            yield node.lineno, dotted(node.func.value), node.func.attr == "unfreeze"
 
 
 def parameters_of(it: ast.expr) -> str:

@@ -149,4 +149,16 @@ FRAMEWORK_EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # LightningModule.freeze(): every parameter frozen (and eval()): no graph is recorded
+        "a_lightning_module_frozen_by_freeze_records_no_graph",
+        """\
+        from model import SurfaceEmbeddingModel
+
+        model = SurfaceEmbeddingModel.load_from_checkpoint("last.ckpt").eval()
+        model.freeze()
+        scores = [model(x).argmax(1).item() for x in crops]
+        """,
+        [],
+    ),
 )
