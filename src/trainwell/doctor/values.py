@@ -312,7 +312,7 @@ _NOT_THE_OBJECT = re.compile(
 
 _EPOCH_WORD = re.compile(r"epoch", re.I)
 _STEP_WORD = re.compile(r"step|iter|batch|len|sample", re.I)
-_MILESTONE_NAME = re.compile(r"(^|\.)(lr_?)?(decay_?)?steps?$", re.I)
+_MILESTONE_NAME = re.compile(r"(^|\.)(lr_?|sch(ed(uler)?)?_?)?(decay_?)?steps?$", re.I)
 _PER_EPOCH = re.compile(r"per_?epoch|^(steps|iters|iterations|batches)_?(in|of)_?epoch", re.I)
 _SCHEDULER_STEP = re.compile(
     r"(lr|sch|sched|scheduler)_?(decay_?)?step(_?size)?$|(^|_)step_?size$|^decay_?steps?$", re.I

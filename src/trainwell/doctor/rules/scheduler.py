@@ -196,6 +196,22 @@ TW004 = Rule(
             [],
         ),
         Example(
+            # points2surf: --scheduler_steps 75 125, "the epochs the lr is multiplied at"
+            "milestones_named_scheduler_steps",
+            """\
+            def fit(model, loader, criterion, opt):
+                optimizer = torch.optim.SGD(model.parameters(), lr=opt.lr)
+                scheduler = MultiStepLR(optimizer, milestones=opt.scheduler_steps, gamma=0.1)
+                for epoch in range(opt.nepoch):
+                    for x, y in loader:
+                        optimizer.zero_grad()
+                        criterion(model(x), y).backward()
+                        optimizer.step()
+                    scheduler.step()
+            """,
+            [],
+        ),
+        Example(
             "milestones_in_iterations_per_epoch_stepped_per_epoch",
             """\
             def fit(model, loader, criterion, epochs):
