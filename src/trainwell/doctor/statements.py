@@ -15,7 +15,7 @@ import ast
 
 from . import values as V
 from ._astutil import argument, block_terminates, dotted, last_part, names_in, walk
-from .call_effects import ITER_WRAPPERS
+from .call_effects import ITER_WRAPPERS, runs_forward
 from .events import EVAL, ZERO, IfInfo, LoopInfo
 from .expressions import ExpressionWalker
 from .foreign import ForeignClass
@@ -74,6 +74,8 @@ class StatementWalker(ExpressionWalker):
         chained_eval = _chained_eval(value_node)
         if chained_eval is not None and value is None:
             value = Value(V.MODEL)  # only modules have .eval()
+        if value is None and isinstance(value_node, ast.Attribute):
+            value = self._bound_forward(value_node)
         if (
             (value is None or value.kind == V.OUTPUT)  # (model_cls(...) read as a forward)
             and (_instantiates_class(value_node) or self._calls_own_function(value_node))
@@ -95,6 +97,14 @@ class StatementWalker(ExpressionWalker):
             if chained_eval is not None and dotted(target):
                 # enc = Encoder(...).eval(): the new model starts in eval mode
                 self.emit(EVAL, chained_eval, receiver=self.model_key(dotted(target)))
+
+    def _bound_forward(self, node: ast.Attribute) -> Value | None:
+        """``forward = self.net.forward``: calling the name runs the model (it stands for it)."""
+        owner = dotted(node.value)
+        model = self.lookup(owner) if owner and runs_forward(node.attr) else None
+        if model is None or model.kind != V.MODEL:
+            return None
+        return Value(V.MODEL, cls=model.cls, alias=self.model_key(owner), flags=model.flags)
 
     def _note_class_alias(self, name: str, value_node: ast.expr) -> None:
         """``agent = RNDAgent`` (a class of this file or of the project, not an instance):

@@ -525,4 +525,27 @@ SCRIPT_EXAMPLES = (
         """,
         [(7, "TW012")],
     ),
+    Example(
+        # SR-LSTM: the model's forward bound to a name, then called per batch after eval()
+        "a_models_forward_bound_to_a_name_and_called",
+        """\
+        class Processor:
+            def __init__(self, net):
+                self.net = net
+
+            def val_epoch(self, loader):
+                self.net.eval()
+                forward = self.net.forward
+                errors = []
+                for x, y in loader:
+                    out = forward(x, iftest=True)
+                    errors.append((out - y).pow(2).mean().item())
+                return errors
+
+
+        p = Processor(torch.nn.Linear(2, 2))
+        print(p.val_epoch(loader))
+        """,
+        [(10, "TW012")],
+    ),
 )
