@@ -112,7 +112,14 @@ def steps_another_model(w: ScopeWalker, seq: list[Event], index: int, key: str) 
         if e.kind == STEP:
             value = w.lookup(e.receiver)
             alias = value.alias if value is not None else None
-            return alias is not None and alias != key and not key.startswith(f"{alias}.")
+            # (a part of the model, ``Adam(net.img_encoder.parameters())``, is the model's:
+            # net.eval() puts it in eval mode too)
+            return (
+                alias is not None
+                and alias != key
+                and not key.startswith(f"{alias}.")
+                and not alias.startswith(f"{key}.")
+            )
         if e.kind != BACKWARD:
             return False
     return False

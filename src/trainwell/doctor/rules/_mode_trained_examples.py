@@ -169,4 +169,41 @@ TRAINED_EXAMPLES = (
         _DISPATCH.format(mode=""),
         [(36, "TW010")],
     ),
+    Example(
+        # IM-NET's SVR: the optimizer takes the image encoder's parameters only; test_1()
+        # puts the whole network, encoder and all, in eval() every ten epochs
+        "an_optimizer_over_a_part_of_the_model_put_in_eval",
+        """\
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.img_encoder = nn.Linear(4, 2)
+                self.decoder = nn.Linear(2, 4)
+
+            def forward(self, x):
+                return self.img_encoder(x)
+
+
+        class SVR(object):
+            def __init__(self):
+                self.im_network = Net()
+                self.optimizer = torch.optim.Adam(self.im_network.img_encoder.parameters())
+
+            def train(self, loader, epochs):
+                self.im_network.train()
+                for epoch in range(epochs):
+                    for x, z in loader:
+                        self.im_network.zero_grad()
+                        err = ((self.im_network(x) - z) ** 2).mean()
+                        err.backward()
+                        self.optimizer.step()
+                    if epoch % 10 == 9:
+                        self.test_1()
+
+            def test_1(self):
+                self.im_network.eval()
+                print(self.im_network(sample).detach().numpy())
+        """,
+        [(25, "TW010"), (29, "TW012")],
+    ),
 )
