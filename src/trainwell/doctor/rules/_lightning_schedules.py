@@ -5,8 +5,9 @@ The schedule is the one the rest of the doctor knows (``OneCycleLR``, ``CyclicLR
 ``get_*_schedule_with_warmup``, a ``LambdaLR`` over total steps); what is read here is only
 how it is handed over: ``return [optimizer], [scheduler]``, ``{"optimizer": ...,
 "lr_scheduler": scheduler}`` or ``{"lr_scheduler": {"scheduler": scheduler, "interval":
-...}}``.  A module that steps its schedules itself (``self.lr_schedulers()``, manual
-optimization) is left alone.
+...}}``, from the hook or from the method whose result it returns, the schedule built there
+or in one arm of a choice.  A module that steps its schedules itself
+(``self.lr_schedulers()``, manual optimization) is left alone.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from .. import values as V
-from .._astutil import dotted, walk
+from .._astutil import dotted, last_part, walk
 from ._common import report
 from ._registry import Example
 
@@ -27,7 +28,7 @@ def check_lightning_schedules(w: ScopeWalker) -> None:
     """TW004 at a ``return`` of ``configure_optimizers`` that hands Lightning a per-step
     schedule to step at its default interval, once per epoch."""
     func = w.func
-    if func is None or w.cls is None or func.name != "configure_optimizers":
+    if func is None or w.cls is None or not _configures_optimizers(w.cls.node, func.name):
         return
     if _steps_its_own_schedules(w.cls.node):
         return
@@ -59,11 +60,43 @@ def _schedule_of(
     if value is not None and value.kind == V.SCHEDULER and V.PER_STEP in value.flags:
         return value.cls or "scheduler"
     forms = assigned.get(name or "", [])
+    chosen = [f for f in forms if _per_step_constructor(f)]
+    if len(forms) > 1 and chosen:  # if cosine: ... elif warmup: get_..._with_warmup(...)
+        return f"{last_part(dotted(chosen[0].func))}, one of its choices"  # type: ignore[attr-defined]
     if len(forms) == 1 and isinstance(forms[0], ast.Call):
         for e in w.events:
             if e.node is forms[0] and e.summary is not None and e.summary.returns_per_step_schedule:
                 return f"one that {dotted(forms[0].func) or 'its helper'}() can return"
     return None
+
+
+def _configures_optimizers(cls: ast.ClassDef, name: str) -> bool:
+    """``configure_optimizers``, or the method it returns the result of (``return
+    self._set_configure_optimizers()``)."""
+    if name == "configure_optimizers":
+        return True
+    hook = next(
+        (
+            n
+            for n in cls.body
+            if isinstance(n, ast.FunctionDef) and n.name == "configure_optimizers"
+        ),
+        None,
+    )
+    return hook is not None and any(
+        isinstance(n, ast.Return)
+        and isinstance(n.value, ast.Call)
+        and dotted(n.value.func) == f"self.{name}"
+        for n in _own_nodes(hook)
+    )
+
+
+def _per_step_constructor(node: ast.expr) -> bool:
+    """``OneCycleLR(...)``, ``CyclicLR(...)``, ``get_cosine_schedule_with_warmup(...)``."""
+    tail = last_part(dotted(node.func)) if isinstance(node, ast.Call) else None
+    return bool(tail) and (
+        tail in {"OneCycleLR", "CyclicLR"} or bool(V.WARMUP_SCHEDULE.match(tail))
+    )
 
 
 def _steps_its_own_schedules(cls: ast.ClassDef) -> bool:
@@ -122,6 +155,8 @@ def _scheduler_entries(
         forms = assigned[node.id]
         if len(forms) == 1 and isinstance(forms[0], (ast.Dict, ast.Tuple, ast.List)):
             return _scheduler_entries(forms[0], assigned, depth + 1)
+        if not any(isinstance(f, (ast.Dict, ast.Tuple, ast.List)) for f in forms):
+            return [node]  # a schedule, built in one arm or another
         if len(forms) > 1 and any(not isinstance(f, ast.Dict) for f in forms[1:]):
             return []  # the dict is given an interval (or more) after it is built
         return [node] if len(forms) == 1 else []
@@ -228,5 +263,24 @@ EXAMPLES = (
             "StepLR(optimizer, step_size=30)",
         ).format(ret="return [optimizer], [scheduler]"),
         [],
+    ),
+    Example(
+        # crystal-gnn: configure_optimizers returns a helper's result; the helper picks the
+        # schedule by a setting, one choice a warmup schedule, in a config dict without an
+        # interval
+        "lightning_per_step_choice_in_a_helper_returned_by_the_hook",
+        _MODULE.replace(
+            "        optimizer = torch.optim.AdamW(self.parameters(), lr=1e-3)\n"
+            "        scheduler = OneCycleLR(optimizer, max_lr=1e-3, total_steps=self.steps)\n",
+            "        return self._set_configure_optimizers()\n\n"
+            "    def _set_configure_optimizers(self):\n"
+            "        optimizer = torch.optim.AdamW(self.parameters(), lr=1e-3)\n"
+            '        if self.hparams.scheduler == "cosine":\n'
+            "            scheduler = CosineAnnealingLR(optimizer, T_max=10)\n"
+            "        else:\n"
+            "            scheduler = get_constant_schedule_with_warmup(optimizer, 100)\n"
+            '        config = {{"scheduler": scheduler, "monitor": "val/loss"}}\n',
+        ).format(ret="return [optimizer], [config]"),
+        [(24, "TW004")],
     ),
 )
