@@ -271,3 +271,44 @@ def test_another_files_detached_return_under_no_grad(tmp_path: Path) -> None:
     )
     script = write(tmp_path, "infer.py", guarded)
     assert lines([script]) == set()
+
+
+ARAE = """
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.Enc = nn.Linear(8, 2)
+        self.Dec = nn.Linear(2, 8)
+
+    def AE(self, x):
+        return self.Dec(self.Enc(x))
+"""
+
+
+def test_a_method_of_another_files_model_running_its_parts_after_eval(tmp_path: Path) -> None:
+    # ARAE: model.AE(x) runs self.Enc and self.Dec; trained in the step, then the per-epoch
+    # test loop after model.eval() runs it again with autograd on: the region's first
+    # forward, before model.Enc(x)
+    write(tmp_path, "arae.py", ARAE)
+    script = (
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from arae import Net\n\n"
+        "model = Net()\n"
+        "optimizer = torch.optim.Adam(list(model.Enc.parameters()) + list(model.Dec.parameters()))\n"
+        "for epoch in range(10):\n"
+        "    model.train()\n"
+        "    for x in train_loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        F.mse_loss(model.AE(x), x).backward()\n"
+        "        optimizer.step()\n"
+        "    model.eval()\n"
+        "    for x in test_loader:\n"
+        "        print(F.mse_loss(model.AE(x), x).item())\n"
+        "        print(model.Enc(x).norm().item())\n"
+    )
+    write(tmp_path, "train.py", script)
+    assert lines([tmp_path / "train.py"]) == {("train.py", 15, "TW012")}

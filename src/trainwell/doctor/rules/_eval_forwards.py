@@ -36,8 +36,14 @@ def unguarded_forward(
         ):
             forward = via = e.node
         elif e.kind == CALL and e.summary is not None:
+            # (the model's own method running its parts: model.AE(x) runs self.Enc, self.Dec)
             forward = next(
-                (node for k, node in e.summary.forwards.items() if caller_key(e, k) == key), None
+                (
+                    node
+                    for k, node in e.summary.forwards.items()
+                    if caller_key(e, k) == key or (caller_key(e, k) or "").startswith(key + ".")
+                ),
+                None,
             )
             via = e.node
     return (forward, via) if forward is not None and via is not None else None
