@@ -37,11 +37,12 @@ def unguarded_forward(
             forward = via = e.node
         elif e.kind == CALL and e.summary is not None:
             # (the model's own method running its parts: model.AE(x) runs self.Enc, self.Dec)
+            own = _on(getattr(e.node, "func", None), key)
             forward = next(
                 (
                     node
                     for k, node in e.summary.forwards.items()
-                    if caller_key(e, k) == key or (caller_key(e, k) or "").startswith(key + ".")
+                    if caller_key(e, k) == key or (own and _model_or_part(caller_key(e, k), key))
                 ),
                 None,
             )
