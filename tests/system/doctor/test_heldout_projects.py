@@ -1,4 +1,4 @@
-"""The doctor on the held-out corpora checked as projects (heldout9 to heldout88).
+"""The doctor on the held-out corpora checked as projects (heldout9 to heldout96).
 
 Each of these corpora stores, beside its scored scripts, the modules of the same repository
 that they import (``context/``), so ``real/score.py --projects`` checks every script inside
@@ -168,6 +168,18 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     "heldout86": (25, {"2.5": (0.99, 0.91), "2.6": (0.99, 0.71)}),
     "heldout87": (17, {"2.5": (0.94, 0.90), "2.6": (0.90, 0.83)}),
     "heldout88": (29, {"2.5": (0.90, 0.85), "2.6": (0.66, 0.57)}),
+    "heldout89": (18, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    # (0.96 / 0.93: test() and predictions() of another file on one model in one epoch,
+    # labelled as one evaluation; heldout33/37/67 label such pairs as two)
+    "heldout90": (17, {"2.5": (0.96, 0.99), "2.6": (0.93, 0.99)}),
+    "heldout91": (25, {"2.5": (0.99, 0.87), "2.6": (0.99, 0.82)}),
+    "heldout92": (29, {"2.5": (0.99, 0.91), "2.6": (0.99, 0.76)}),
+    "heldout93": (19, {"2.5": (0.99, 0.89), "2.6": (0.99, 0.69)}),
+    "heldout94": (20, {"2.5": (0.99, 0.96), "2.6": (0.99, 0.99)}),
+    "heldout95": (27, {"2.5": (0.94, 0.91), "2.6": (0.80, 0.72)}),
+    # (2.6 keeps 10 labels, 9 of them misses: robotics code whose inference runs in other
+    # processes, through a trainer's volatile switch or a replay buffer's re-encoding)
+    "heldout96": (24, {"2.5": (0.84, 0.64), "2.6": (0.25, 0.10)}),
 }
 
 
