@@ -213,7 +213,7 @@ def read_notebook(path: Path) -> NotebookSource:
     return load_notebook(data)
 
 
-# ``# noqa`` or ``# noqa: TW012, TW003`` at the end of a line
+# a noqa comment at the end of a line, bare (every code) or with codes ("noqa: TW012, TW003")
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+\d+(?:\s*,\s*[A-Za-z]+\d+)*))?", re.I)
 
 
