@@ -154,6 +154,19 @@ for epoch in range(epochs):
 )
 
 # losses summed within one step (tasks, inner steps) against losses kept across steps
+_GAN_AVERAGE = """\
+def train(generator, discriminator, loader, optimizer_g):
+    loss_g_avg = 0.0
+    for real_a in loader:
+        optimizer_g.zero_grad()
+        pred_fake = discriminator(generator(real_a))
+        loss_g = -torch.mean(pred_fake)
+        loss_g.backward()
+        optimizer_g.step()
+        loss_g_avg += {kept}
+    print(float(loss_g_avg))
+"""
+
 SUMMED_EXAMPLES = (
     Example(
         # per task, the losses of its inner steps, stacked into what the call returns
@@ -388,5 +401,29 @@ SUMMED_EXAMPLES = (
                 return losses.mean()
         """,
         [(18, "TW011")],
+    ),
+    Example(
+        # a term of the loss recomputed from the output and added up for the log
+        "a_loss_term_of_the_output_summed_across_batches",
+        _GAN_AVERAGE.format(kept="-torch.mean(pred_fake)"),
+        [(9, "TW011")],
+    ),
+    Example(
+        "a_loss_term_of_the_output_summed_as_a_number",
+        _GAN_AVERAGE.format(kept="-torch.mean(pred_fake).item()"),
+        [],
+    ),
+    Example(
+        # no step in the loop: an evaluation pass, which TW012 is about
+        "an_output_summed_where_nothing_trains",
+        """\
+        def evaluate(generator, discriminator, loader):
+            total = 0.0
+            with torch.no_grad():
+                for real_a in loader:
+                    total += torch.mean(discriminator(generator(real_a)))
+            return total
+        """,
+        [],
     ),
 )

@@ -10,9 +10,12 @@ from .. import values as V
 from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, STEP, ZERO, Event, compatible
+from ._accumulation_average_examples import EXAMPLES as AVERAGE_EXAMPLES
 from ._accumulation_countdown import EXAMPLES as COUNTDOWN_EXAMPLES
 from ._accumulation_countdown import countdown_start, counted_by_one, opens_a_countdown
 from ._accumulation_examples import EXAMPLES
+from ._accumulation_flags import EXAMPLES as FLAG_EXAMPLES
+from ._accumulation_flags import flag_gate_divisor
 from ._common import events_in, report
 from ._registry import Rule, scope_check
 
@@ -38,7 +41,7 @@ TW017 = Rule(
     "    if (i + 1) % accum_steps == 0:\n"
     "        optimizer.step()\n"
     "        optimizer.zero_grad()\n",
-    examples=EXAMPLES + COUNTDOWN_EXAMPLES,
+    examples=EXAMPLES + COUNTDOWN_EXAMPLES + FLAG_EXAMPLES + AVERAGE_EXAMPLES,
 )
 
 
@@ -210,7 +213,8 @@ def _gate_of(w: ScopeWalker, step: Event) -> tuple[int, int] | None:
 
 def _gate_of_a_call(w: ScopeWalker, step: Event) -> tuple[int, int] | None:
     """A function called once per micro-batch, with no loop of its own, that steps when
-    the batch index it is given passes ``if batch_idx % k == k - 1:``."""
+    the batch index it is given passes ``if batch_idx % k == k - 1:``, or when its caller
+    tells it to (``should_step=(i + 1) % k == 0``)."""
     if w.func is None:
         return None
     params = {a.arg for a in (*w.func.args.posonlyargs, *w.func.args.args)}
@@ -223,6 +227,8 @@ def _gate_of_a_call(w: ScopeWalker, step: Event) -> tuple[int, int] | None:
         ]
         if branch == 0 and _has_modulo(test) and any(_mentions(c, params) for c in counted):
             return (if_id, branch)
+        if branch == 0 and flag_gate_divisor(test, w.func, w.fa.nodes) is not None:
+            return (if_id, branch)
     return None
 
 
@@ -232,6 +238,10 @@ def _divisor(w: ScopeWalker, gate: tuple[int, int] | None) -> ast.expr | None:
         return None
     test = w.ifs[gate[0]].node.test  # type: ignore[attr-defined]
     loops = w.ifs[gate[0]].loops
+    if not loops and w.func is not None:
+        passed = flag_gate_divisor(test, w.func, w.fa.nodes)
+        if passed is not None:
+            return passed
     flags = _flag_sources(test, w.loops[loops[-1]].node) if loops else []  # type: ignore[attr-defined]
     test = flags[0] if flags else test
     start = countdown_start(test, w.loops[loops[-1]].node) if loops else None
@@ -293,6 +303,7 @@ def _divides_anything(nodes: list[ast.AST], k: ast.expr) -> bool:
     names = {last_part(dotted(k) or "")}
     tokens, copies = _aliases_of(nodes, names), _aliases_of(nodes, names, copies=True)
     logged = _logged_numbers(nodes)
+    totals = _running_totals(nodes)
     # ``for batch in iter_records(data, batch_size)``: what a loop draws its batches from
     # takes k as a batch size, it does not scale a loss with it
     iterated = {id(n.iter) for n in nodes if isinstance(n, (ast.For, ast.comprehension))}
@@ -301,7 +312,8 @@ def _divides_anything(nodes: list[ast.AST], k: ast.expr) -> bool:
             if _mentions(node.right, tokens) and not _a_count(node.left, logged):
                 return True
         elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Div):
-            if _mentions(node.value, tokens) and not _a_count(node.target, logged):
+            scales = _mentions(node.value, tokens) and not _a_count(node.target, logged)
+            if scales and dotted(node.target) not in totals:  # not an average for the log
                 return True
         elif isinstance(node, ast.Call):
             name = _called_name(node)
@@ -406,6 +418,24 @@ def _logged_numbers(nodes: list[ast.AST]) -> set[str]:
             if name:
                 (numbers if _a_python_number(node.value) else tensors).add(name)
     return numbers - tensors
+
+
+def _running_totals(nodes: list[ast.AST]) -> set[str]:
+    """Names that add up losses (``avg_loss += loss``) and that no backward() reads:
+    ``avg_loss /= k`` after the step averages them for the log, it scales no gradient."""
+    summed = {
+        dotted(n.target)
+        for n in nodes
+        if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) and dotted(n.target)
+    }
+    backpropagated: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Call) and _called_name(node) == "backward":
+            read = [*node.args, *(kw.value for kw in node.keywords)]
+            if isinstance(node.func, ast.Attribute):
+                read.append(node.func.value)  # loss.backward(), scaler.scale(loss).backward()
+            backpropagated |= {dotted(n) for part in read for n in walk(part)} - {None}
+    return summed - backpropagated  # type: ignore[return-value]
 
 
 def _a_python_number(node: ast.expr) -> bool:

@@ -215,7 +215,9 @@ def check_accumulation(
     w: ScopeWalker, container: str | None, value: Value | None, node: ast.AST
 ) -> None:
     """TW011 at ``acc += loss`` / ``acc.append(loss)`` / ``acc[k] = loss``."""
-    if value is None or value.kind != V.LOSS or container is None:
+    if container is None:
+        return
+    if (value is None or value.kind != V.LOSS) and not _a_summed_output_in_training(w, node):
         return
     if not w.loop_stack and w.is_step_fn and not w.no_grad():
         # a step_fn given to fit() runs once per training step: whatever it did not create
@@ -277,13 +279,35 @@ def check_accumulation(
         return
     if not bound_in and per_part and _trains_after(w, crossed[0].node):
         return  # summed over a horizon inside one training step (TD-MPC's priority_loss)
+    what = "the loss tensor" if value is not None and value.kind == V.LOSS else "a loss term"
     report(
         w,
         "TW011",
         node,
-        f"the loss tensor is kept in '{container}' across iterations "
+        f"{what} is kept in '{container}' across iterations "
         "with its whole autograd graph: use loss.item() or loss.detach()",
     )
+
+
+_REDUCTIONS = {"mean", "sum"}
+_CUTS = V.GRAPH_CUTTING | {"float", "int"}
+
+
+def _a_summed_output_in_training(w: ScopeWalker, node: ast.AST) -> bool:
+    """``loss_G_avg += -torch.mean(pred_fake)`` in a loop that trains each pass: a term of
+    the loss recomputed from the model's output, with its graph, added up like the loss."""
+    if not isinstance(node, ast.AugAssign) or w.no_grad():
+        return False
+    if not any(_steps_each_pass(w.loops[loop].node) for loop in w.loop_stack):
+        return False
+    calls = [n for n in walk(node.value) if isinstance(n, ast.Call)]
+    names = {last_part(dotted(c.func) or "") for c in calls}
+    if not names & _REDUCTIONS or names & _CUTS:
+        return False
+    if any(isinstance(n, ast.Attribute) and n.attr in _CUTS for n in walk(node.value)):
+        return False  # pred.data.mean()
+    read = [w.lookup(dotted(n) or "") for n in walk(node.value) if isinstance(n, ast.Name)]
+    return any(v is not None and v.kind == V.OUTPUT for v in read)
 
 
 def _kept_by_a_step_method(w: ScopeWalker, container: str) -> bool:
