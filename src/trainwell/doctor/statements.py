@@ -504,6 +504,12 @@ def _constant_truth(test: ast.expr, false_flags: set[str]) -> bool | None:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _constant_truth(test.operand, false_flags)
         return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):  # if not accumulate or (i + 1) % accumulate == 0:
+        parts = [_constant_truth(value, false_flags) for value in test.values]
+        decides = isinstance(test.op, ast.Or)  # True decides an or, False an and
+        if decides in parts:
+            return decides
+        return not decides if all(part is not None for part in parts) else None
     if isinstance(test, ast.Constant):
         return bool(test.value)
     if isinstance(test, ast.Name) and test.id in false_flags:

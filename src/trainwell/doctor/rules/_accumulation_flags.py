@@ -141,4 +141,19 @@ EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # accumulate is only ever False: `not accumulate or ...` steps every batch
+        "an_accumulation_gate_switched_off_by_a_false_flag",
+        """\
+        def fit(model, loader, optimizer, criterion):
+            accumulate = False
+            for batch_id, (x, y) in enumerate(loader):
+                loss = criterion(model(x), y)
+                loss.backward()
+                if not accumulate or (batch_id + 1) % accumulate == 0:
+                    optimizer.step()
+                    model.zero_grad()
+        """,
+        [],
+    ),
 )
