@@ -510,6 +510,8 @@ def _to_number(value: Value | None, node: ast.expr | None) -> bool:
     if not isinstance(node, ast.Call):
         return False
     func = node.func
+    if (dotted(func) or "").partition(".")[0] in {"np", "numpy"}:
+        return True  # np.sum(batch_loss_history): numpy holds no graph
     if isinstance(func, ast.Attribute):
         return func.attr in {"item", "tolist"} and not node.args
     return isinstance(func, ast.Name) and func.id in {"float", "int"}

@@ -426,4 +426,28 @@ SUMMED_EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # numpy adds up the logged numbers: the epoch's loss is a number, not a tensor
+        "a_numpy_average_of_logged_losses_kept_per_epoch",
+        """\
+        import numpy as np
+
+
+        class Solver:
+            def train(self, epochs):
+                epoch_loss_history = []
+                for epoch_i in range(epochs):
+                    batch_loss_history = []
+                    for x, y in self.loader:
+                        self.optimizer.zero_grad()
+                        batch_loss = self.criterion(self.model(x), y)
+                        batch_loss_history.append(batch_loss.item())
+                        batch_loss.backward()
+                        self.optimizer.step()
+                    epoch_loss = np.sum(batch_loss_history) / len(self.loader)
+                    epoch_loss_history.append(epoch_loss)
+                    self.epoch_loss = epoch_loss
+        """,
+        [],
+    ),
 )
