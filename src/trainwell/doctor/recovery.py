@@ -56,7 +56,11 @@ def parse_recovering(text: str, path: str) -> tuple[ast.Module | None, list[Synt
             elif _can_blank(problem, lines, problems):
                 problems.append(problem)
                 tabs = isinstance(exc, TabError)  # Python 2 read a tab as 8 columns
-                lines[problem.line - 1] = _stand_in(lines, problem.line - 1, tabs=tabs)
+                lines[problem.line - 1] = (
+                    ""  # its indentation is the problem: a stand-in there fails alike
+                    if "unindent does not match" in problem.message
+                    else _stand_in(lines, problem.line - 1, tabs=tabs)
+                )
             else:
                 # time.time() -\n\n)/60: a broken expression over several lines goes as
                 # one statement, its whole logical line

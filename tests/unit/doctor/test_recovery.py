@@ -104,3 +104,19 @@ def test_a_broken_expression_over_several_lines_goes_as_one_statement() -> None:
         "    " + LOAD
     )
     assert codes(text) == [(5, "TW000"), (6, "TW015")]
+
+
+def test_lines_dedented_to_no_outer_level_are_each_reported_and_the_rest_checked() -> None:
+    # three lines at 5 spaces after a block at 4/8 (heldout101's Balanced-Contrastive-
+    # Learning): each is reported, and the torch.load before them is still read
+    text = (
+        "import torch\n" + LOAD + "def train(loader, writer):\n"
+        "    for x in loader:\n"
+        "        print(x)\n"
+        "     writer.add_scalar('a', 1)\n"
+        "     writer.add_scalar('b', 2)\n"
+        "\n"
+        "def validate():\n"
+        "    " + LOAD
+    )
+    assert codes(text) == [(2, "TW015"), (6, "TW000"), (7, "TW000"), (10, "TW015")]
