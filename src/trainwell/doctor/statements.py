@@ -44,6 +44,9 @@ class StatementWalker(ExpressionWalker):
                 self.visit_block(block)
 
     def visit_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.IfExp):
+            self.visit_If(_as_if_statement(self.fa, node.value))
+            return
         self.ev(node.value)
         if isinstance(node.value, ast.Call):
             self._grad_switch(node.value)
@@ -496,6 +499,16 @@ def _unwrap_iter(node: ast.expr) -> ast.expr:
     ):
         node = node.args[0]
     return node
+
+
+def _as_if_statement(fa: object, node: ast.IfExp) -> ast.If:
+    """``model.train() if phase == "train" else model.eval()`` as the ``if`` statement it
+    stands for (one per expression, kept for both passes of the file)."""
+    made: dict[int, ast.If] = fa.__dict__.setdefault("_if_statements", {})
+    if id(node) not in made:
+        arms = [[ast.copy_location(ast.Expr(value), value)] for value in (node.body, node.orelse)]
+        made[id(node)] = ast.copy_location(ast.If(node.test, arms[0], arms[1]), node)
+    return made[id(node)]
 
 
 def _constant_truth(test: ast.expr, false_flags: set[str]) -> bool | None:

@@ -79,6 +79,22 @@ _DISPATCH = """\
             print(handler.accuracy(x, y))
     """
 
+_PHASES = """\
+def train_model(model, dataloaders, criterion, optimizer, num_epochs):
+    for epoch in range(num_epochs):
+        for phase in ["train", "val"]:
+            {mode}
+            for inputs, labels in dataloaders[phase]:
+                if phase == "train":
+                    optimizer.zero_grad()
+                    loss = criterion(model(inputs), labels)
+                    loss.backward()
+                    optimizer.step()
+                elif phase == "val":
+                    with torch.no_grad():
+                        loss = criterion(model(inputs), labels)
+"""
+
 TRAINED_EXAMPLES = (
     Example(
         # the encoder is put back in train() each iteration, the decoder (trained by an
@@ -205,5 +221,16 @@ TRAINED_EXAMPLES = (
                 print(self.im_network(sample).detach().numpy())
         """,
         [(25, "TW010"), (29, "TW012")],
+    ),
+    Example(
+        # a conditional expression picks the mode per phase, like an if statement
+        "the_mode_picked_by_a_conditional_expression_per_phase",
+        _PHASES.format(mode='model.train() if phase == "train" else model.eval()'),
+        [],
+    ),
+    Example(
+        "only_eval_picked_by_a_conditional_expression",
+        _PHASES.format(mode='model.eval() if phase == "val" else None'),
+        [(4, "TW010")],
     ),
 )
