@@ -371,7 +371,25 @@ def frozen(w: ScopeWalker, forward: Event) -> bool:
     trained_here = any(
         e.kind == BACKWARD for e in w.events
     ) and forward.receiver in _trained_models(w)
-    return state == EVAL and not trained_here
+    return (
+        state == EVAL and not trained_here and not _copied_from_another_model(w, forward.receiver)
+    )
+
+
+def _copied_from_another_model(w: ScopeWalker, receiver: str) -> bool:
+    """``target_net.load_state_dict(policy_net.state_dict())``: a target network, a copy of
+    the model being trained, whose outputs are the update's targets, not a frozen teacher's."""
+    for node in w.fa.nodes:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr != "load_state_dict" or dotted(node.func.value) != receiver:
+            continue
+        source = node.args[0] if node.args else None
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute):
+            copied = source.func.attr == "state_dict" and dotted(source.func.value)
+            if copied and copied != receiver:
+                return True
+    return False
 
 
 def _trained_models(w: ScopeWalker) -> set[str]:
