@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import ast
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from . import values as V
-from ._astutil import Imports, dotted, names_in, walk
+from ._astutil import Imports, dotted, last_part, names_in, walk
 from .class_facts import (
     binds_self,
     classes_built,
@@ -265,7 +266,7 @@ class FileAnalysis:
         if grad_off_for_good(self.nodes):
             return  # torch.set_grad_enabled(False) once, never undone: nothing records a graph
         seen: set[tuple[str, str | None, int]] = set()
-        trained = self.helper_uses.graph_helpers(self.summaries)
+        trained = self.helper_uses.graph_helpers(self.summaries, self.overrides_of)
         targets = self.helper_uses.cut_functions(self.summaries)
         for func, finding in self.no_grad_candidates:
             if func in self.switched_off and not finding.every_call:
@@ -288,6 +289,19 @@ class FileAnalysis:
                 seen.add(key)
                 self.findings.append(_in_its_thread(finding, func, self.handed_over))
         self.findings = reached_twice(self.findings, self.tree)
+
+    def overrides_of(self, func: ast.AST) -> list[ast.AST]:
+        """The methods of this file's subclasses that override method ``func``: what
+        ``self._get_losses(...)`` in a base class's training loop runs for them."""
+        info = self.method_class.get(func)
+        if info is None or not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return []
+        subclasses = _subclasses(self.classes, info.node.name)
+        return [
+            self.classes[c].methods[func.name]
+            for c in subclasses
+            if func.name in self.classes[c].methods
+        ]
 
     def _inside_a_trained_helper(
         self, func: ast.AST | None, finding: RawFinding, trained: set[int]
@@ -523,15 +537,44 @@ class HelperUses:
     graph_links: list[tuple[ast.AST | None, Summary | None]] = field(default_factory=list)
     cut_links: list[tuple[ast.AST | None, Summary | None]] = field(default_factory=list)
 
-    def graph_helpers(self, summaries: dict[ast.AST, Summary | None]) -> set[int]:
+    def graph_helpers(
+        self,
+        summaries: dict[ast.AST, Summary | None],
+        overrides: Callable[[ast.AST], list[ast.AST]] | None = None,
+    ) -> set[int]:
         """ids of the summaries of functions whose returned graph some caller trains on (or
-        may), directly or through functions returning it."""
-        return {id(s) for s in _closed(self.graph_used, self.graph_links, summaries) if s}
+        may), directly or through functions returning it; with ``overrides``, a subclass's
+        method that overrides such a function too (its base class's loop calls it)."""
+        found = _closed(self.graph_used, self.graph_links, summaries)
+        if overrides is not None:
+            func_of = {id(s): f for f, s in summaries.items() if s is not None}
+            extra = [
+                summaries.get(o)
+                for s in found
+                if id(s) in func_of
+                for o in overrides(func_of[id(s)])
+            ]
+            found = _closed(found + extra, self.graph_links, summaries)
+        return {id(s) for s in found if s}
 
     def cut_functions(self, summaries: dict[ast.AST, Summary | None]) -> set[ast.AST]:
         """Functions whose returned detached tensor some caller makes a target (or may)."""
         used = {id(s) for s in _closed(self.cut_used, self.cut_links, summaries) if s}
         return {func for func, summary in summaries.items() if id(summary) in used}
+
+
+def _subclasses(classes: dict[str, ClassInfo], name: str) -> list[str]:
+    """The classes of the file deriving from class ``name``, directly or not."""
+    found: list[str] = []
+    frontier = [name]
+    while frontier:
+        base = frontier.pop()
+        for cls, info in classes.items():
+            bases = {last_part(dotted(b) or "") for b in info.node.bases}
+            if base in bases and cls not in found and cls != name:
+                found.append(cls)
+                frontier.append(cls)
+    return found
 
 
 def _closed(

@@ -402,11 +402,23 @@ class CallResolution(ScopeState):
         self, call: ast.Call, func: ast.FunctionDef | ast.AsyncFunctionDef
     ) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
         """The other functions a name called here was bound to in another branch (``test =
-        test_nll`` or ``test = test_dice``): each is called here."""
+        test_nll`` or ``test = test_dice``): each is called here; so is, for
+        ``self.validate(...)``, each override of ``validate`` in a subclass of the file."""
+        if _on_self(call):
+            return self.fa.overrides_of(func)  # type: ignore[return-value]
         if not isinstance(call.func, ast.Name):
             return []
         choices = self.alias_choices.get(call.func.id, [])
         return [f for f in dict.fromkeys(choices) if f is not func]
+
+
+def _on_self(call: ast.Call) -> bool:
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "self"
+    )
 
 
 def _rename_alias(value: Value | None, argmap: dict[str, str]) -> Value | None:

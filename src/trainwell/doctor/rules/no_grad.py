@@ -44,8 +44,8 @@ from ._no_grad_call_examples import CALL_EXAMPLES
 from ._no_grad_examples import EXAMPLES
 from ._no_grad_framework_examples import FRAMEWORK_EXAMPLES
 from ._no_grad_paths_examples import PATH_EXAMPLES
+from ._no_grad_role_examples import ROLE_EXAMPLES
 from ._no_grad_script_examples import SCRIPT_EXAMPLES
-from ._no_grad_target_examples import TARGET_EXAMPLES
 from ._no_grad_what_runs_examples import WHAT_RUNS_EXAMPLES
 from ._registry import Rule, scope_check
 
@@ -81,7 +81,7 @@ TW012 = Rule(
         + SCRIPT_EXAMPLES
         + PATH_EXAMPLES
         + FRAMEWORK_EXAMPLES
-        + TARGET_EXAMPLES
+        + ROLE_EXAMPLES
     ),
 )
 

@@ -1,0 +1,99 @@
+"""TW012 examples: whether a forward is training's business by the role of what runs it: a
+target network copied from the trained model, a helper a subclass trains through its base
+class's loop."""
+
+from __future__ import annotations
+
+from ._registry import Example
+
+_DQN_SCRIPT = """\
+import torch
+import torch.nn.functional as F
+
+if __name__ == "__main__":
+    policy_net, target_net, optimizer, memory = load_model()
+    {copy}
+    target_net.eval()
+    for epoch in range(100):
+        batch = memory.sample(32)
+        q = policy_net(batch.state).gather(1, batch.action)
+        expected = torch.zeros(32)
+        expected[batch.mask] = target_net(batch.next_state).max(1)[0].detach() * 0.99
+        loss = F.mse_loss(q, expected.unsqueeze(1))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+"""
+
+_TARGET_EXAMPLES = (
+    Example(
+        # a copy of the trained network, in eval(): its bootstrap is the update's target
+        "a_target_network_in_eval_builds_the_target",
+        _DQN_SCRIPT.format(copy="target_net.load_state_dict(policy_net.state_dict())"),
+        [],
+    ),
+    Example(
+        # loaded from its own checkpoint and frozen in eval(): a teacher, whose forward
+        # under grad mode records a graph nothing uses
+        "a_frozen_teacher_in_eval_is_inference",
+        _DQN_SCRIPT.format(copy='target_net.load_state_dict(torch.load("teacher.pt"))'),
+        [(12, "TW012")],
+    ),
+)
+
+_ESTIMATORS = """\
+import torch
+
+
+class Base:
+    def _ff_batch(self, model, batch):
+        return model(batch)
+
+    def _get_losses(self, model, batch):
+        return self._ff_batch(model, batch).mean()
+
+    def _perform_validation(self, loader):
+        return 0.0
+
+    def fit(self, loader, val_loader):
+        for epoch in range(3):
+            for batch in loader:
+                loss = self._get_losses(self.model, batch)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+            self.model.eval()
+            self._perform_validation(val_loader)
+
+
+class Metric(Base):
+    def _ff_batch(self, model, batch):
+        out = model(batch[0], batch[1])
+        return out, batch[2]
+
+    def _get_losses(self, model, batch):
+        out, label = self._ff_batch(model, batch)
+        return self.loss_function(out, label)
+
+    def classifier_validate(self, model, loader):
+        scores = []
+        for batch in loader:
+            out, label = self._ff_batch(model, batch)
+            scores.append(out.detach().numpy())
+        return scores
+
+    def _perform_validation(self, loader):
+        return self.classifier_validate(self.model, loader)
+"""
+
+_CLASS_EXAMPLES = (
+    Example(
+        # Base.fit trains on Metric._get_losses, which runs Metric._ff_batch: the helper is
+        # training's too, so the evaluation is said at its call in classifier_validate
+        "a_helper_of_a_subclass_trained_through_its_base_class_loop",
+        _ESTIMATORS,
+        [(37, "TW012")],
+    ),
+)
+
+ROLE_EXAMPLES = _TARGET_EXAMPLES + _CLASS_EXAMPLES
