@@ -12,6 +12,7 @@ are summarised where they are defined.
 from __future__ import annotations
 
 import ast
+import re
 
 from . import values as V
 from ._astutil import argument, block_terminates, dotted, last_part, names_in, walk
@@ -384,7 +385,10 @@ class StatementWalker(ExpressionWalker):
         name = last_part(self.fa.imports.resolve(func))
         # set_grad_enabled(phase == "train") may or may not disable grad: treat it as a
         # grad context so that no rule complains about code inside it.
-        return name in GRAD_CONTEXTS or name == "set_grad_enabled"
+        if name in GRAD_CONTEXTS or name == "set_grad_enabled":
+            return True
+        # with NO_GRAD(): the project's own name for torch.no_grad (config.py's alias)
+        return bool(name) and _PROJECT_NO_GRAD.fullmatch(name or "") is not None
 
     def _grad_switch(self, call: ast.Call) -> None:
         """Calls that switch autograd for the rest of the block they are in.
@@ -499,6 +503,9 @@ def _unwrap_iter(node: ast.expr) -> ast.expr:
     ):
         node = node.args[0]
     return node
+
+
+_PROJECT_NO_GRAD = re.compile(r"_*(no_?grad|nograd_?context|no_?grad_?context)", re.I)
 
 
 def _as_if_statement(fa: object, node: ast.IfExp) -> ast.If:

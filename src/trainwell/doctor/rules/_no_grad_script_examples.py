@@ -1,6 +1,7 @@
 """Examples of TW012 (inference without no_grad) in inference scripts and trainer classes:
 a model frozen whole before its forward, a data transform named like a model of the file,
-and a GAN trainer whose discriminator method takes ``*images``. Run as tests beside the rule."""
+a GAN trainer whose discriminator method takes ``*images``, and a project's own alias of
+no_grad. Run as tests beside the rule."""
 
 from __future__ import annotations
 
@@ -547,5 +548,22 @@ SCRIPT_EXAMPLES = (
         print(p.val_epoch(loader))
         """,
         [(10, "TW012")],
+    ),
+    Example(
+        # the project's own name for torch.no_grad (config.py: NO_GRAD = torch.no_grad)
+        "a_project_alias_of_no_grad",
+        """\
+        from config import NO_GRAD
+
+
+        def val_epoch(model, loader):
+            model.eval()
+            with NO_GRAD():
+                return [model(x).argmax(1) for x in loader]
+
+
+        print(val_epoch(net, test_loader))
+        """,
+        [],
     ),
 )
