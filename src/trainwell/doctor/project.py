@@ -55,6 +55,9 @@ def _module_name(file: Path) -> str:
     return ".".join(parts)
 
 
+_CODE_FOLDERS = ("lib", "src")
+
+
 class ProjectIndex:
     """Module facts of the files of one run, computed lazily and cached."""
 
@@ -111,6 +114,14 @@ class ProjectIndex:
                     found = self._file_at(base, parts)
                     if found is not None:
                         break
+            if found is None:
+                # tools/_init_paths.py's sys.path.insert(0, "../lib"): the project's code
+                # folder beside the script's (``import models.eval_utils`` from lib/models)
+                bases = list(importer.parents)[:3]
+                found = next(
+                    (f for b in bases for d in _CODE_FOLDERS if (f := self._file_at(b / d, parts))),
+                    None,
+                )
         if found is None or found == importer.resolve():
             return None
         return found

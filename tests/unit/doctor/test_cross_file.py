@@ -769,3 +769,38 @@ print(criterion(val_out, val_y).item())
 """
     train = write(tmp_path, "train.py", script)
     assert check_paths([train]) == []
+
+
+# -- a module of the project's code folder, put on sys.path by tools/_init_paths.py -------
+EVAL_UTILS = """
+def eval_split(loader, model, split):
+    model.eval()
+    scores = []
+    for feats, labels in loader:
+        scores.append(model(feats).data.cpu().numpy())
+    return scores
+"""
+
+TOOLS_TRAIN = """
+import _init_paths
+import models.eval_utils as eval_utils
+import torch
+
+for epoch in range(10):
+    model.train()
+    for feats, labels in loader:
+        loss = criterion(model(feats), labels)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    eval_utils.eval_split(val_loader, model, "val")
+"""
+
+
+def test_a_module_of_the_lib_folder_imported_after_init_paths(tmp_path: Path) -> None:
+    # MAttNet: tools/_init_paths.py puts ../lib on sys.path; lib/models/eval_utils.py's
+    # evaluation runs without no_grad, said at its call in tools/train.py
+    write(tmp_path / "lib" / "models", "eval_utils.py", EVAL_UTILS)
+    write(tmp_path / "tools", "_init_paths.py", "import sys\nsys.path.insert(0, '../lib')\n")
+    script = write(tmp_path / "tools", "train.py", TOOLS_TRAIN)
+    assert found([script]) == {("train.py", 12, "TW012")}
