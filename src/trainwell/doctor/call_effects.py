@@ -74,7 +74,7 @@ ITER_WRAPPERS = {"enumerate", "tqdm", "iter", "zip", "track"}
 _NOT_MODELS = {
     V.OPTIMIZER, V.SCHEDULER, V.LOADER, V.SCALER, V.LOSS, V.TENSOR, V.CLIPPER, V.OBJECT,
 }  # fmt: skip
-_SOFTMAX_MODULES = {"Softmax": V.SOFTMAX, "LogSoftmax": V.LOG_SOFTMAX}
+_SOFTMAX_MODULES = {"Softmax": V.SOFTMAX, "Softmax2d": V.SOFTMAX, "LogSoftmax": V.LOG_SOFTMAX}
 
 
 class CallEffects(ScopeState):

@@ -15,7 +15,7 @@ from ._registry import Example, Rule, file_check
 _STATELESS_MODULES = {
     "ReLU", "ReLU6", "GELU", "SiLU", "Tanh", "Sigmoid", "LeakyReLU", "ELU", "SELU", "CELU",
     "Mish", "Hardswish", "Hardsigmoid", "Hardtanh", "Softplus", "Identity", "Flatten",
-    "Unflatten", "Softmax", "LogSoftmax", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d",
+    "Unflatten", "Softmax", "Softmax2d", "LogSoftmax", "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d",
     "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample", "PixelShuffle", "Tanhshrink",
 }  # fmt: skip

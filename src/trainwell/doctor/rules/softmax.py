@@ -41,6 +41,28 @@ TW007 = Rule(
             [(3, "TW007")],
         ),
         Example(
+            # a classifier head of 1x1 convolutions ending in Softmax2d (over the channels)
+            "softmax2d_head_into_ce",
+            """\
+            class MobileNet(nn.Module):
+                def __init__(self, num_classes):
+                    super().__init__()
+                    self.num_classes = num_classes
+                    self.classifier = nn.Sequential(
+                        nn.AvgPool2d(7), nn.Conv2d(1280, num_classes, 1), nn.Softmax2d()
+                    )
+
+                def forward(self, x):
+                    return self.classifier(x).view(-1, self.num_classes)
+
+
+            model = MobileNet(120)
+            criterion = nn.CrossEntropyLoss()
+            loss = criterion(model(images), labels)
+            """,
+            [(15, "TW007")],
+        ),
+        Example(
             "logits_into_ce",
             "def f(logits, y):\n    return F.cross_entropy(logits, y)\n",
             [],
