@@ -52,6 +52,22 @@ TW013 = Rule(
             [(4, "TW013")],
         ),
         Example(
+            # each branch an nn.Sequential holding convolutions, appended to a plain list
+            "sequential_branches_appended_to_a_plain_list",
+            """\
+            class ASPP(nn.Module):
+                def __init__(self, in_channels, rates=(1, 3, 6)):
+                    super().__init__()
+                    self.aspp = []
+                    for r in rates:
+                        self.aspp.append(
+                            nn.Sequential(nn.Conv2d(in_channels, 128, 3, dilation=r), nn.ReLU())
+                        )
+                    self.acts = [nn.Sequential(nn.ReLU(), nn.Tanh())]
+            """,
+            [(6, "TW013")],
+        ),
+        Example(
             # federated clients each train with an optimizer of their own: the server keeps
             # them apart on purpose, one state_dict each
             "clients_that_train_themselves_in_a_plain_list",
@@ -130,7 +146,10 @@ def _module_ctor(fa: FileAnalysis, node: ast.AST) -> str | None:
             return None  # a federated client, an agent: its own optimizer, its own state
         return tail
     if qual.startswith("torch.nn.") and qual.count(".") == 2 and tail[:1].isupper():
-        if tail in _STATELESS_MODULES or tail in _CONTAINERS:
+        if tail in _CONTAINERS:  # nn.Sequential(nn.Conv2d(...), nn.ReLU()) holds weights
+            held = [a for a in node.args if not isinstance(a, ast.Starred)]
+            return tail if any(_module_ctor(fa, a) for a in held) else None
+        if tail in _STATELESS_MODULES:
             return None
         if is_loss_class(tail) and not any(k.arg in _LOSS_WEIGHTS for k in node.keywords):
             return None  # {"MSE": nn.MSELoss(), ...}: a loss without weights keeps no state
