@@ -162,3 +162,20 @@ def parameters_of(it: ast.expr) -> str:
     ):
         return dotted(it.func.value) or ""
     return ""
+
+
+def no_grad_methods(node: ast.ClassDef) -> frozenset[str]:
+    """The methods the class runs under ``@torch.no_grad()`` / ``@torch.inference_mode()``
+    (``def predict(self, x)``): a call of one records no graph, wherever it is made."""
+    return frozenset(
+        method.name
+        for method in node.body
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(
+            last_part(dotted(d.func if isinstance(d, ast.Call) else d)) in _NO_GRAD_DECORATORS
+            for d in method.decorator_list
+        )
+    )
+
+
+_NO_GRAD_DECORATORS = {"no_grad", "inference_mode"}

@@ -149,6 +149,9 @@ class RawFinding:
     # the parameter of its function that holds the model (``policy`` in ``evaluate(policy,
     # env)``): a caller that passes a function there runs no model of its own
     model_param: str | None = None
+    # the method of that model the forward calls (``predict`` in ``model.predict(x)``): a
+    # caller whose model's class runs it under @torch.no_grad() records no graph
+    model_method: str | None = None
     # said at this call of another file's helper that returns its forward's detached
     # tensor: dropped when the calling scope makes a target of it (or returns it on)
     returned_by: ast.AST | None = None

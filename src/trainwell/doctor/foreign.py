@@ -37,6 +37,7 @@ class ForeignClass:
     is_module: bool
     flags: frozenset[str] = frozenset()
     methods: dict[str, ForeignFunction] = field(default_factory=dict, compare=False, hash=False)
+    no_grad_methods: frozenset[str] = frozenset()  # run under @torch.no_grad()
 
 
 @dataclass

@@ -20,6 +20,7 @@ from pathlib import Path
 from . import values as V
 from ._astutil import dotted, walk
 from .analysis import Checks, FileAnalysis
+from .class_facts import no_grad_methods
 from .events import Summary
 from .foreign import Foreign, ForeignClass, ForeignFunction, ForeignNode
 from .graph_calls import NOT_FOLLOWED_METHODS
@@ -256,7 +257,9 @@ class ProjectIndex:
             if info.node in tree.body:
                 methods = self._methods(fa, info, shown, checked)
                 flags = fa.forward_flags(name)
-                facts.symbols[name] = ForeignClass(name, info.is_module, flags, methods)
+                facts.symbols[name] = ForeignClass(
+                    name, info.is_module, flags, methods, no_grad_methods(info.node)
+                )
         for name, func in fa.functions.items():
             exported = _exported_function(fa, func, name, shown, checked)
             if exported is not None:

@@ -804,3 +804,59 @@ def test_a_module_of_the_lib_folder_imported_after_init_paths(tmp_path: Path) ->
     write(tmp_path / "tools", "_init_paths.py", "import sys\nsys.path.insert(0, '../lib')\n")
     script = write(tmp_path / "tools", "train.py", TOOLS_TRAIN)
     assert found([script]) == {("train.py", 12, "TW012")}
+
+
+# -- a helper of another file runs a method the model's class runs under no_grad ---------
+NET_WITH_PREDICT = """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    {decorator}
+    def predict(self, x):
+        return self.fc(x).argmax(1), None
+"""
+
+PREDICT_HELPER = """
+def test(model, X, accuracy):
+    model.eval()
+    out, _ = model.predict(X)
+    accuracy.append(out.cpu().numpy().mean())
+    return accuracy
+"""
+
+PREDICT_MAIN = """
+import torch
+from models.net import Net
+from models.helpers import test
+
+model = Net()
+opt = torch.optim.Adam(model.parameters())
+acc = []
+for epoch in range(10):
+    model.train()
+    opt.zero_grad()
+    model(X).sum().backward()
+    opt.step()
+    acc = test(model, X, acc)
+"""
+
+
+@pytest.mark.parametrize(("decorator", "expected"), [("@torch.no_grad()", set()), ("", {13})])
+def test_a_helper_calling_a_no_grad_method_of_the_model_passed(
+    tmp_path: Path, decorator: str, expected: set[int]
+) -> None:
+    # fastgcn-pytorch: test(model, ...) in models/helper_functions.py calls model.predict,
+    # which FastGCNv2 decorates with @torch.no_grad(): no graph is recorded
+    write(tmp_path / "models", "net.py", NET_WITH_PREDICT.format(decorator=decorator))
+    write(tmp_path / "models", "helpers.py", PREDICT_HELPER)
+    script = write(tmp_path, "main.py", PREDICT_MAIN)
+    assert {f.line for f in check_paths([script]) if f.code == "TW012"} == expected

@@ -35,6 +35,7 @@ from ._common import (
     is_module_method,
     is_training,
     mode_effects,
+    note_model_of,
 )
 from ._eval_forwards import shown_name, unguarded_forward, written_name
 from ._frozen import frozen_in_scope_before, frozen_parameters_at
@@ -146,7 +147,7 @@ def _eval_region(w: ScopeWalker, index: int, e: Event, receiver: str) -> None:
         message = f"{forward.func}() (in {forward.path}:{forward.lineno}): {message}"
         silenced_at = (forward.path, forward.lineno)
     finding = RawFinding("TW012", line, col, message, silenced_at=silenced_at)
-    finding.model_param = _parameter_of(w, receiver)
+    note_model_of(finding, w, forward, receiver)
     if via is not forward and silenced_at is None and isinstance(via, ast.Call):
         finding.at_call = _at_call(via, f"{dotted(via.func)}(...) runs {receiver}", message)
         finding.helper = _summary_at(w, via)
@@ -354,7 +355,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
             finding.helper = _summary_at(w, node)
         finding.cut_returned = node in flow_of(w).cut_returned
         finding.every_call = event is not None and frozen(w, event)
-        finding.model_param = _parameter_of(w, model)
+        note_model_of(finding, w, node, model)
         w.fa.no_grad_candidates.append((_owner(w), finding))
 
 
@@ -370,12 +371,6 @@ def _rebound(w: ScopeWalker, model: str | None, first: int, last: int) -> bool:
         and not any(isinstance(v, ast.Name) and v.id == root for v in walk(n.value))
         for n in walk(scope)
     )
-
-
-def _parameter_of(w: ScopeWalker, model: str | None) -> str | None:
-    """The scope's parameter that holds ``model`` (``policy`` for ``policy(obs)``)."""
-    root = (model or "").split(".")[0]
-    return root if root and root in w.params else None
 
 
 def _record_helper_uses(w: ScopeWalker) -> None:
