@@ -146,7 +146,8 @@ class CallEffects(ScopeState):
                 turns_autograd_off(own) for own in self._own_methods(recv, method)
             ):
                 return NOTHING  # its own no_grad inside: followed as the model's method
-            if runs_forward(method) or method == "module":
+            given = bool(call.args or call.keywords)  # criterion.forward_epoch_metrics(): no input
+            if (runs_forward(method) and given) or method == "module":
                 self.emit(FORWARD, call, receiver=self.model_key(recv_name))
                 return self._model_output(recv)
             if V.SUBMODULE in recv.flags and call.args and method not in V.MODULE_SELF_METHODS:

@@ -79,6 +79,9 @@ class Summary:
     # nothing uses (kept for a model's own methods, whose callers are reported).
     returns_graph: bool = False
     graph_site: ast.AST | None = None
+    # the graph only when the object's own flag says so (``if self.training: ... else: with
+    # torch.no_grad(): ...``): a caller cannot tell, so its discarding is not said
+    graph_by_own_state: bool = False
     param_fates: dict[str, frozenset[str]] = field(default_factory=dict)
     # parameters whose detached value it returns, in a loss or a target: what a caller
     # passed there may feed its backward() (``old_log_policy`` of PPO's ratio)

@@ -168,6 +168,8 @@ def graph_source(w: FlowContext, e: Event) -> ast.AST | None:
         return e.node
     summary = e.summary
     if e.kind == CALL and summary is not None and summary.returns_graph:
+        if summary.graph_by_own_state:
+            return None  # self._forward(batch): with no_grad or not as self.training says
         return None if runs_passed_functions(e) else summary.graph_site or e.node
     return None
 

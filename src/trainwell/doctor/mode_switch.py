@@ -404,6 +404,20 @@ def _is_no_grad(decorator: ast.expr) -> bool:
     return name in {"no_grad", "inference_mode"}
 
 
+def switched_by_own_state(func: ast.AST) -> bool:
+    """A method whose body chooses by a flag of its object (``if self.training:``) between
+    an arm with autograd on and one under ``torch.no_grad()``: the object's state decides."""
+    for stmt in getattr(func, "body", []):
+        if not isinstance(stmt, ast.If):
+            continue
+        test = stmt.test.operand if isinstance(stmt.test, ast.UnaryOp) else stmt.test
+        on_self = isinstance(test, ast.Attribute) and dotted(test.value) == "self"
+        arms = (stmt.body, stmt.orelse)
+        if on_self and any(arm and all(_without_grad(s) for s in arm) for arm in arms):
+            return True
+    return False
+
+
 def _without_grad(stmt: ast.stmt) -> bool:
     """A statement of a no-grad arm: ``self.eval()``, a ``with torch.no_grad():`` block."""
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):

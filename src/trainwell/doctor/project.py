@@ -442,6 +442,7 @@ def _export(
         returned_elements=elements,
         kept_params=summary.kept_params,
         returns_graph=summary.returns_graph and of_model,
+        graph_by_own_state=summary.graph_by_own_state,
         discards=[node(n) for n in summary.discards],  # type: ignore[misc]
         unscaled_backward=[node(n) for n in summary.unscaled_backward],  # type: ignore[misc]
         scaled_backward=summary.scaled_backward,

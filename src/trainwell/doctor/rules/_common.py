@@ -33,6 +33,7 @@ from ..events import (
 )
 from ..grad_flow import GraphFlow, graph_flow
 from ..graph_calls import decide
+from ..mode_switch import switched_by_own_state
 from ..scope_facts import hand_made_parameters
 from ..values import Value
 from ._frozen import bound_in, frozen_in_scope_before, frozen_parameters_at
@@ -180,6 +181,7 @@ def summarize(w: ScopeWalker) -> Summary:
     # may return no graph at all: its callers are not told it does
     summary.returns_graph = flow.returns_graph and not w.facts.grad_machinery
     summary.graph_site = flow.graph_site
+    summary.graph_by_own_state = w.cls is not None and switched_by_own_state(w.func)
     if not summary.returns_graph and _function_model(w):
         # def model(xb): return xb @ weight + bias, over hand-made parameters: a forward,
         # reported at its calls

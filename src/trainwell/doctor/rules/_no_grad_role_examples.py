@@ -1,6 +1,6 @@
 """TW012 examples: whether a forward is training's business by the role of what runs it: a
 target network copied from the trained model, a helper a subclass trains through its base
-class's loop."""
+class's loop, a trainer's forward helper that its own flag puts under no_grad."""
 
 from __future__ import annotations
 
@@ -96,4 +96,52 @@ _CLASS_EXAMPLES = (
     ),
 )
 
-ROLE_EXAMPLES = _TARGET_EXAMPLES + _CLASS_EXAMPLES
+_TEMPLATE_TRAINER = """\
+import torch
+
+
+class Trainer:
+    def _forward(self, batch):
+        if self.training:
+            outputs = self.model(batch["inputs"])
+        else:
+            {validation_arm}
+        return outputs, self.criterion(outputs, batch["targets"])
+
+    def _train_epoch(self):
+        self.training = True
+        for batch in self.train_loader:
+            _, loss = self._forward(batch)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+
+    def _validate(self):
+        self.training = False
+        for batch in self.val_loader:
+            _, loss = self._forward(batch)
+            self.logger.update(loss=loss.item())
+
+    def fit(self, epochs):
+        for epoch in range(epochs):
+            self._train_epoch()
+            self._validate()
+"""
+
+_STATE_EXAMPLES = (
+    Example(
+        # self.training picks the arm: validation runs the no_grad one
+        "a_forward_helper_under_no_grad_by_the_trainers_own_flag",
+        _TEMPLATE_TRAINER.format(
+            validation_arm="with torch.no_grad():\n                outputs = self.model(batch['inputs'])"
+        ),
+        [],
+    ),
+    Example(
+        "a_forward_helper_with_autograd_on_in_both_arms",
+        _TEMPLATE_TRAINER.format(validation_arm="outputs = self.model(batch['inputs'])"),
+        [(23, "TW012")],
+    ),
+)
+
+ROLE_EXAMPLES = _TARGET_EXAMPLES + _CLASS_EXAMPLES + _STATE_EXAMPLES
