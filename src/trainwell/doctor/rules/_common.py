@@ -381,16 +381,18 @@ def frozen(w: ScopeWalker, forward: Event) -> bool:
 
 def _copied_from_another_model(w: ScopeWalker, receiver: str) -> bool:
     """``target_net.load_state_dict(policy_net.state_dict())``: a target network, a copy of
-    the model being trained, whose outputs are the update's targets, not a frozen teacher's."""
-    for node in w.fa.nodes:
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+    the model the file runs and trains, whose outputs are the update's targets; not a
+    teacher copied from a loaded network the file never runs (``teacher.state_dict()``)."""
+    calls = [n for n in w.fa.nodes if isinstance(n, ast.Call)]
+    for node in calls:
+        if not isinstance(node.func, ast.Attribute):
             continue
         if node.func.attr != "load_state_dict" or dotted(node.func.value) != receiver:
             continue
         source = node.args[0] if node.args else None
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute):
             copied = source.func.attr == "state_dict" and dotted(source.func.value)
-            if copied and copied != receiver:
+            if copied and copied != receiver and any(dotted(c.func) == copied for c in calls):
                 return True
     return False
 

@@ -39,6 +39,12 @@ _TARGET_EXAMPLES = (
         _DQN_SCRIPT.format(copy='target_net.load_state_dict(torch.load("teacher.pt"))'),
         [(12, "TW012")],
     ),
+    Example(
+        # copied from a loaded teacher the file never runs, not from the trained network
+        "a_copy_of_a_teacher_the_file_never_runs_is_inference",
+        _DQN_SCRIPT.format(copy="target_net.load_state_dict(teacher.state_dict())"),
+        [(12, "TW012")],
+    ),
 )
 
 _ESTIMATORS = """\
