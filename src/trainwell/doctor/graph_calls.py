@@ -146,6 +146,16 @@ def is_metric(name: str) -> bool:
     return "accuracy" in words or "acc" in words or "metric" in words or "metrics" in words
 
 
+def writes_out(name: str) -> bool:
+    """``plot_reconstructions(x, x_mean)``, ``save_samples(out)``, ``visualize(pred)``: a
+    function of the project that shows or writes what it is given, and keeps none of it."""
+    return name.lower().split("_")[0] in _WRITER_WORDS
+
+
+_WRITER_WORDS = {"plot", "save", "show", "visualize", "visualise", "vis", "viz", "draw",
+                 "display", "print", "imshow", "dump", "write"}  # fmt: skip
+
+
 def from_pure_library(name: str) -> bool:
     """``torch.log(p)``, ``np.exp(x)``: computation, not logging."""
     return bool(name) and name.startswith(PURE_LIBRARIES)

@@ -1,7 +1,8 @@
 """More examples of TW012 (inference without no_grad), on what runs a network and what
 does not: a project's plain ``Loss`` class, a tokenizer's decode() on an LLM wrapper, a
-signal transform, a Sequential of feature transforms, a model name rebound to a lambda, and
-a gradient-penalty scope whose other forwards are still judged.
+signal transform, a Sequential of feature transforms, a model name rebound to a lambda,
+a gradient-penalty scope whose other forwards are still judged, and an output only plotted
+by a function of the project.
 Run as tests beside the rule."""
 
 from __future__ import annotations
@@ -561,5 +562,22 @@ for x, y in val_loader:
         print(out)
         """,
         [],
+    ),
+    Example(
+        # a project function that plots what it is given keeps none of it for a backward
+        "an_evaluation_output_only_plotted_by_a_project_function",
+        """\
+        from utils import plot_reconstructions
+
+
+        def evaluate(model, loader):
+            for x, _ in loader:
+                x_mean = model(x)
+                plot_reconstructions(x, x_mean)
+
+
+        evaluate(net, test_loader)
+        """,
+        [(6, "TW012")],
     ),
 )
