@@ -152,8 +152,9 @@ def writes_out(name: str) -> bool:
     return name.lower().split("_")[0] in _WRITER_WORDS
 
 
-_WRITER_WORDS = {"plot", "save", "show", "visualize", "visualise", "vis", "viz", "draw",
-                 "display", "print", "imshow", "dump", "write"}  # fmt: skip
+# (not ``vis``: ``self.vis_encoder(feats)`` is a model's part)
+_WRITER_WORDS = {"plot", "save", "show", "visualize", "visualise", "draw", "display", "print",
+                 "imshow", "dump", "write"}  # fmt: skip
 
 
 def from_pure_library(name: str) -> bool:
