@@ -1,4 +1,4 @@
-"""The doctor on the held-out corpora checked as projects (heldout9 to heldout96).
+"""The doctor on the held-out corpora checked as projects (heldout9 to heldout112).
 
 Each of these corpora stores, beside its scored scripts, the modules of the same repository
 that they import (``context/``), so ``real/score.py --projects`` checks every script inside
@@ -180,6 +180,25 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     # (2.6 keeps 10 labels, 9 of them misses: robotics code whose inference runs in other
     # processes, through a trainer's volatile switch or a replay buffer's re-encoding)
     "heldout96": (24, {"2.5": (0.84, 0.64), "2.6": (0.25, 0.10)}),
+    "heldout97": (21, {"2.5": (0.99, 0.94), "2.6": (0.99, 0.83)}),
+    "heldout98": (15, {"2.5": (0.99, 0.86), "2.6": (0.99, 0.78)}),
+    "heldout99": (20, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    "heldout100": (19, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    "heldout101": (21, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    "heldout102": (26, {"2.5": (0.97, 0.94), "2.6": (0.87, 0.77)}),
+    # (TRPO's line search and diagnostics after the update: the labeller counts them as the
+    # update's, four false findings)
+    "heldout103": (17, {"2.5": (0.75, 0.85), "2.6": (0.69, 0.81)}),
+    "heldout104": (17, {"2.5": (0.99, 0.97), "2.6": (0.99, 0.96)}),
+    "heldout105": (10, {"2.5": (0.83, 0.62), "2.6": (0.80, 0.57)}),
+    # (2.6 keeps 8 labels; the 4 misses are judgement calls its README lists)
+    "heldout106": (25, {"2.5": (0.99, 0.87), "2.6": (0.99, 0.50)}),
+    "heldout107": (17, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    "heldout108": (17, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    "heldout109": (19, {"2.5": (0.99, 0.82), "2.6": (0.99, 0.71)}),
+    "heldout110": (20, {"2.5": (0.94, 0.85), "2.6": (0.66, 0.40)}),
+    "heldout111": (21, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    "heldout112": (17, {"2.5": (0.99, 0.94), "2.6": (0.99, 0.88)}),
 }
 
 
