@@ -492,7 +492,16 @@ def arg_names(call: ast.Call) -> tuple[str, ...]:
 
 
 def container_of(node: ast.expr | None) -> str | None:
-    """``history["loss"]`` -> ``history``: the object that outlives the iteration."""
-    while isinstance(node, ast.Subscript):
-        node = node.value
-    return dotted(node)
+    """``history["loss"]`` -> ``history``: the object that outlives the iteration; so is
+    ``history`` of ``history.setdefault("loss", [])`` (the list it keeps, or makes and keeps)."""
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "setdefault"
+        ):
+            node = node.func.value
+        else:
+            return dotted(node)

@@ -233,7 +233,7 @@ _NAME_HEURISTICS: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"^(criterion|loss_fn|loss_func|loss_function|lossfn)(_?\w+)?$|_criterion$"),
         CRITERION,
     ),
-    (re.compile(r"loader$|^dl$|_dl$"), LOADER),
+    (re.compile(r"loader$|^dl$|_dl$|(data|batch)_?gen(erator)?$"), LOADER),  # steppy datagen
 ]
 
 

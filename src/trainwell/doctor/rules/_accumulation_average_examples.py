@@ -1,4 +1,5 @@
-"""TW017 examples: a running total of the loss averaged for the log is no loss scaling."""
+"""TW017 examples: a running total of the loss averaged for the log, or a step counter
+spelled like the setting k (``step`` and ``args.step``), is no loss scaling."""
 
 from __future__ import annotations
 
@@ -45,5 +46,53 @@ EXAMPLES = (
                 total /= conf.accum_steps
         """,
         [(7, "TW017")],
+    ),
+)
+
+_COUNTER = """\
+from losses import WeightedBCE
+
+
+def train(model, loader, optimizer, args, log):
+    step = 0
+    for epoch in range(args.epochs):
+        for i, (x, y) in enumerate(loader):
+            loss = WeightedBCE(weights=args.weights)(model(x), y){scaled}
+            loss.backward()
+            if (i + 1) % args.step == 0:
+                optimizer.step()
+                optimizer.zero_grad()
+                step += 1
+                write_event(log, step, loss=loss.item())
+"""
+
+COUNTER_EXAMPLES = (
+    Example(
+        # the logger is given the counter ``step``, not the setting ``args.step`` (apex's
+        # kaggle pipelines): nothing divides the loss
+        "a_step_counter_named_like_the_setting",
+        _COUNTER.format(scaled=""),
+        [(9, "TW017")],
+    ),
+    Example(
+        "a_step_counter_named_like_the_setting_and_the_loss_scaled",
+        _COUNTER.format(scaled=" / args.step"),
+        [],
+    ),
+    Example(
+        # ``step`` is a copy of the setting here: the call may divide by it
+        "the_setting_copied_into_a_local_and_handed_to_a_helper",
+        """\
+        def train(model, loader, optimizer, args):
+            step = args.step
+            for i, batch in enumerate(loader):
+                loss = compute_loss(model, batch, step)
+                loss.backward()
+                if (i + 1) % args.step == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+                    step += 0
+        """,
+        [],
     ),
 )

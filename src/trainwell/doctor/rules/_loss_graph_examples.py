@@ -450,4 +450,79 @@ SUMMED_EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # self reaches every backward through self.model; self.train_loss does not (CGIB)
+        "the_loss_summed_into_an_attribute_reset_each_epoch",
+        """\
+        class Trainer:
+            def train(self, epochs):
+                for epoch in range(epochs):
+                    self.train_loss = 0
+                    for x, y in self.loader:
+                        self.optimizer.zero_grad()
+                        loss = self.criterion(self.model(x), y)
+                        loss.backward()
+                        self.optimizer.step()
+                        self.train_loss += loss
+        """,
+        [(10, "TW011")],
+    ),
+    Example(
+        # the attribute is the loss that backward() runs on: summed on purpose
+        "an_attribute_summed_for_one_backward",
+        """\
+        class Trainer:
+            def train_step(self, batches):
+                self.total = 0
+                for x, y in batches:
+                    self.total += self.criterion(self.model(x), y)
+                self.optimizer.zero_grad()
+                self.total.backward()
+                self.optimizer.step()
+        """,
+        [],
+    ),
+    Example(
+        # the list setdefault() makes is kept in the dict: the dict outlives the batch
+        "losses_appended_to_a_list_made_by_setdefault",
+        """\
+        def train(model, loader, optimizer, criterion):
+            history = {}
+            for epoch in range(3):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    history.setdefault("loss", []).append(loss)
+        """,
+        [(9, "TW011")],
+    ),
+    Example(
+        "numbers_appended_to_a_list_made_by_setdefault",
+        """\
+        def train(model, loader, optimizer, criterion):
+            history = {}
+            for epoch in range(3):
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    history.setdefault("loss", []).append(loss.item())
+        """,
+        [],
+    ),
+    Example(
+        # a batch generator is a loader: each batch's validation loss is kept with its graph
+        "validation_losses_of_a_batch_generator_kept",
+        """\
+        def score_model(model, criterion, datagen):
+            partial = {}
+            for x, y in datagen:
+                partial.setdefault("sum", []).append(criterion(model(x), y))
+            return {k: sum(v) / len(v) for k, v in partial.items()}
+        """,
+        [(4, "TW011")],
+    ),
 )

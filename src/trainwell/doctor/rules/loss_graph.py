@@ -224,11 +224,7 @@ def check_accumulation(
         # itself (a global, an attribute, a closure's list) outlives the step
         root = container.split(".")[0]
         outlives = root not in w.bind_loops or ("." in container and root in w.params)
-        if (
-            not outlives
-            or root in w.backward_involved
-            or last_part(container) in w.backward_involved
-        ):
+        if not outlives or _fed_to_backward(w, container):
             return
         report(
             w,
@@ -259,11 +255,7 @@ def check_accumulation(
         # reset every batch (a loop that steps each pass is one, whatever it iterates),
         # filled over an inner loop (students, micro-batches, a model's sources)
         return
-    if (
-        container.split(".")[0] in w.backward_involved
-        or last_part(container) in w.backward_involved
-        or _differentiated(w, container)
-    ):
+    if _fed_to_backward(w, container) or _differentiated(w, container):
         return  # summed on purpose and back-propagated later
     if not bound_in and _is_step_closure(w):
         return  # LBFGS's closure: its total is the one step's loss, handed to step()
@@ -308,6 +300,16 @@ def _a_summed_output_in_training(w: ScopeWalker, node: ast.AST) -> bool:
         return False  # pred.data.mean()
     read = [w.lookup(dotted(n) or "") for n in walk(node.value) if isinstance(n, ast.Name)]
     return any(v is not None and v.kind == V.OUTPUT for v in read)
+
+
+def _fed_to_backward(w: ScopeWalker, container: str) -> bool:
+    """The container (``total_loss``, ``losses.total``) feeds a ``backward()`` of the scope.
+    An attribute of ``self`` is judged by its own name: ``self`` itself reaches every
+    backward through ``self.model``, which says nothing of ``self.train_loss``."""
+    root = container.split(".")[0]
+    if root != "self" and root in w.backward_involved:
+        return True
+    return last_part(container) in w.backward_involved
 
 
 def _kept_by_a_step_method(w: ScopeWalker, container: str) -> bool:
