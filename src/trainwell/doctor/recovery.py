@@ -12,12 +12,13 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: At most this many lines are blanked; a file worse than that is reported as one error.
 MAX_BLANKED_LINES = 10
-#: Python 2 ``print "x"`` / ``exec code`` statements: a Python 2 script has dozens, each a
-#: line of its own, so they have a bound of their own.
+#: Python 2 ``print "x"`` / ``exec code`` statements and a notebook's ``!pip install`` /
+#: ``%matplotlib`` lines: a Python 2 script or an exported notebook has dozens, each a line
+#: of its own, so they have a bound of their own.
 MAX_PYTHON2_STATEMENTS = 200
 
 
@@ -28,6 +29,7 @@ class SyntaxProblem:
     line: int
     col: int
     message: str
+    own_line: bool = False  # a Python 2 statement or a notebook escape: a line of its own
 
 
 def parse_recovering(text: str, path: str) -> tuple[ast.Module | None, list[SyntaxProblem]]:
@@ -43,13 +45,13 @@ def parse_recovering(text: str, path: str) -> tuple[ast.Module | None, list[Synt
         try:
             return ast.parse(current, filename=path), problems
         except (SyntaxError, ValueError) as exc:
-            problem = _problem(exc)
+            problem = _problem(exc, lines)
             span = _continued_span(lines, problem.line - 1)
             if span is not None and not any(p.line - 1 in range(*span) for p in problems):
                 # print "a", \          print f(
                 #       b      (Python 2)    a, b)   the whole statement goes, as one
                 start, end = span
-                problems.append(SyntaxProblem(start + 1, 1, problem.message))
+                problems.append(replace(problem, line=start + 1, col=1))
                 lines[start] = _stand_in(lines, start, end)
                 for index in range(start + 1, end):
                     lines[index] = ""
@@ -68,18 +70,29 @@ def parse_recovering(text: str, path: str) -> tuple[ast.Module | None, list[Synt
                 if logical is None or not _can_blank_span(logical, lines, problems, problem):
                     return None, (problems[:1] or [problem])
                 start, end = logical
-                problems.append(SyntaxProblem(problem.line, problem.col, problem.message))
+                problems.append(problem)
                 lines[start] = _stand_in(lines, start, end)
                 for index in range(start + 1, end):
                     lines[index] = ""
             current = "\n".join(lines) + "\n"
 
 
-def _problem(exc: Exception) -> SyntaxProblem:
+def _problem(exc: Exception, lines: list[str]) -> SyntaxProblem:
     line = getattr(exc, "lineno", None) or 1
     col = getattr(exc, "offset", None) or 1
     msg = getattr(exc, "msg", None) or str(exc)
-    return SyntaxProblem(line, col, f"syntax error: {msg}")
+    text = lines[line - 1].lstrip() if 0 < line <= len(lines) else ""
+    if text[:1] in {"!", "%"}:
+        what = "shell command" if text[0] == "!" else "magic"
+        return SyntaxProblem(
+            line,
+            col,
+            f"syntax error: a notebook {what} ({text.split()[0]}) is not Python; "
+            "remove it from the script or run it in the notebook",
+            own_line=True,
+        )
+    python2 = "Missing parentheses in call to" in msg
+    return SyntaxProblem(line, col, f"syntax error: {msg}", own_line=python2)
 
 
 def _can_blank(problem: SyntaxProblem, lines: list[str], done: list[SyntaxProblem]) -> bool:
@@ -93,10 +106,10 @@ def _can_blank(problem: SyntaxProblem, lines: list[str], done: list[SyntaxProble
 
 
 def _too_many(problem: SyntaxProblem, done: list[SyntaxProblem]) -> bool:
-    python2 = [p for p in done if _python2_statement(p)]
-    if _python2_statement(problem):
-        return len(python2) >= MAX_PYTHON2_STATEMENTS
-    return len(done) - len(python2) >= MAX_BLANKED_LINES
+    own_lines = [p for p in done if p.own_line]
+    if problem.own_line:
+        return len(own_lines) >= MAX_PYTHON2_STATEMENTS
+    return len(done) - len(own_lines) >= MAX_BLANKED_LINES
 
 
 def _python2_statement(problem: SyntaxProblem) -> bool:
@@ -107,7 +120,7 @@ def _can_blank_span(
     span: tuple[int, int], lines: list[str], done: list[SyntaxProblem], problem: SyntaxProblem
 ) -> bool:
     start, end = span
-    if len(done) - sum(map(_python2_statement, done)) >= MAX_BLANKED_LINES:
+    if len(done) - sum(p.own_line for p in done) >= MAX_BLANKED_LINES:
         return False
     # one line the tokenizer reads as a whole statement: Python 2's ``print x,`` (the comma
     # keeps the line open only to the eye)

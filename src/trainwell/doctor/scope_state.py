@@ -367,16 +367,66 @@ def freezes_its_weights(info: ClassInfo) -> bool:
     if any(dotted(base) not in _TORCH_MODULE_BASES for base in info.node.bases):
         return False
     settings = list(requires_grad_settings(init.body))
-    if not settings or any(on for _, _, on in settings) or _adds_weights_later(info, init):
+    replaced = _frozen_replacements(init)
+    if not (settings or replaced) or any(on for _, _, on in settings):
+        return False
+    if _adds_weights_later(info, init, replaced):
         return False
     frozen_at = {name: line for line, name, _ in settings}
     for line, attr, value in _kept_layers(init):
-        if _no_weights_in(value):
+        if _no_weights_in(value) or _replaced_by_frozen(value, replaced.get(attr), line):
             continue
         at = frozen_at.get(f"self.{attr}", frozen_at.get("self", 0))
         if at <= line:
             return False  # kept after the last freeze, or never frozen
     return True
+
+
+def _frozen_replacements(init: ast.AST) -> dict[str, dict[str, int]]:
+    """{layer: {parameter: line}} of ``self.conv1.weight = nn.Parameter(w,
+    requires_grad=False)`` in ``__init__``: a layer's parameters swapped for frozen ones."""
+    found: dict[str, dict[str, int]] = {}
+    for node in walk(init):
+        if not (isinstance(node, ast.Assign) and _a_frozen_parameter(node.value)):
+            continue
+        for target in node.targets:
+            layer = target.value if isinstance(target, ast.Attribute) else None
+            if isinstance(layer, ast.Attribute) and dotted(layer.value) == "self":
+                found.setdefault(layer.attr, {})[target.attr] = node.lineno  # type: ignore[union-attr]
+    return found
+
+
+def _a_frozen_parameter(value: ast.expr) -> bool:
+    return (
+        isinstance(value, ast.Call)
+        and last_part(dotted(value.func)) == "Parameter"
+        and any(
+            kw.arg == "requires_grad"
+            and isinstance(kw.value, ast.Constant)
+            and kw.value.value is False
+            for kw in value.keywords
+        )
+    )
+
+
+_WEIGHT_AND_BIAS = re.compile(r"^(Conv(Transpose)?[123]d|Linear|BatchNorm[123]d|LayerNorm)$")
+
+
+def _replaced_by_frozen(value: ast.expr, replaced: dict[str, int] | None, line: int) -> bool:
+    """A torch layer with a weight and a bias (``nn.Conv2d(...)``) whose weight, and bias
+    unless ``bias=False``, are each swapped for a frozen Parameter after it is made."""
+    if not replaced or not isinstance(value, ast.Call):
+        return False
+    if not _WEIGHT_AND_BIAS.match(last_part(dotted(value.func)) or ""):
+        return False
+    no_bias = any(
+        kw.arg in {"bias", "elementwise_affine", "affine"}
+        and isinstance(kw.value, ast.Constant)
+        and kw.value.value is False
+        for kw in value.keywords
+    )
+    needed = {"weight"} if no_bias else {"weight", "bias"}
+    return all(replaced.get(name, 0) > line for name in needed)
 
 
 def _kept_layers(init: ast.AST) -> list[tuple[int, str, ast.expr]]:
@@ -405,11 +455,17 @@ def _no_weights_in(value: ast.expr) -> bool:
     return name.startswith(("nn.", "torch.nn.")) and name.endswith("Loss")
 
 
-def _adds_weights_later(info: ClassInfo, init: ast.AST) -> bool:
-    """A parameter made, registered or thawed anywhere in the class, or a layer kept by a
-    method other than ``__init__``."""
-    if any(_makes_or_thaws_a_parameter(node) for node in walk(info.node)):
-        return True
+def _adds_weights_later(
+    info: ClassInfo, init: ast.AST, replaced: dict[str, dict[str, int]]
+) -> bool:
+    """A parameter made (other than the frozen ones swapped in), registered or thawed
+    anywhere in the class, or a layer kept by a method other than ``__init__``."""
+    swapped = {line for lines in replaced.values() for line in lines.values()}
+    for node in walk(info.node):
+        if isinstance(node, ast.Assign) and node.lineno in swapped:
+            continue
+        if _makes_or_thaws_a_parameter(node) and getattr(node, "lineno", 0) not in swapped:
+            return True
     return any(method is not init and _kept_layers(method) for method in info.methods.values())
 
 

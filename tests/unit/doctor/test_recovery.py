@@ -81,8 +81,21 @@ def test_a_python2_script_with_many_print_statements_is_read_past_all_of_them() 
 
 
 def test_other_errors_beyond_the_bound_still_give_one_finding() -> None:
-    magics = "".join(f"%magic {i}\n" for i in range(12))
-    assert codes("import torch\n" + magics + LOAD) == [(2, "TW000")]
+    broken = "".join(f"conda install -c conda-forge package{i}\n" for i in range(12))
+    assert codes("import torch\n" + broken + LOAD) == [(2, "TW000")]
+
+
+def test_an_exported_notebook_with_many_shell_lines_is_read_past_them() -> None:
+    # a Colab export has a !pip / %magic line per cell: each is its own TW000, each says
+    # what it is, and the rest of the file is still checked
+    cells = "".join(f"!pip install package{i}\n%matplotlib inline\n" for i in range(15))
+    found = check_source("import torch\n" + cells + LOAD, "nb.py", target_torch="2.5")
+    assert [(f.line, f.code) for f in found] == [
+        *((line, "TW000") for line in range(2, 32)),
+        (32, "TW015"),
+    ]
+    assert "notebook shell command (!pip)" in found[0].message
+    assert "notebook magic (%matplotlib)" in found[1].message
 
 
 def test_a_tab_indented_python2_print_in_a_space_indented_block() -> None:

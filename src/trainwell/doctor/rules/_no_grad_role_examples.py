@@ -1,6 +1,7 @@
 """TW012 examples: whether a forward is training's business by the role of what runs it: a
 target network copied from the trained model, a helper a subclass trains through its base
-class's loop, a trainer's forward helper that its own flag puts under no_grad."""
+class's loop, a trainer's forward helper that its own flag puts under no_grad, a random
+feature network whose layers' parameters its ``__init__`` swapped for frozen ones."""
 
 from __future__ import annotations
 
@@ -150,4 +151,54 @@ _STATE_EXAMPLES = (
     ),
 )
 
-ROLE_EXAMPLES = _TARGET_EXAMPLES + _CLASS_EXAMPLES + _STATE_EXAMPLES
+_RANDOM_CNN = """\
+import torch
+import torch.nn as nn
+
+
+class RandomCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 32, kernel_size=(3, 1){bias})
+        self.act = nn.LeakyReLU(0.2)
+        weight = torch.randn(self.conv1.weight.data.shape)
+        self.conv1.weight = nn.Parameter(weight, requires_grad=False)
+        {swap_bias}
+
+    def forward(self, x):
+        return self.act(self.conv1(x))
+
+
+def grams(model, spects):
+    return [model(s).sum() for s in spects]
+
+
+model = RandomCNN()
+model.eval()
+print(grams(model, spects))
+"""
+
+_FROZEN_EXAMPLES = (
+    Example(
+        # weight and bias swapped for frozen Parameters: no parameter records a graph
+        "a_random_feature_network_frozen_layer_by_layer",
+        _RANDOM_CNN.format(
+            bias="",
+            swap_bias="self.conv1.bias = nn.Parameter(torch.zeros(32), requires_grad=False)",
+        ),
+        [],
+    ),
+    Example(
+        "a_random_feature_network_without_a_bias",
+        _RANDOM_CNN.format(bias=", bias=False", swap_bias="pass"),
+        [],
+    ),
+    Example(
+        # the bias is still trainable: the forward records a graph
+        "a_random_feature_network_with_its_bias_left_trainable",
+        _RANDOM_CNN.format(bias="", swap_bias="pass"),
+        [(19, "TW012")],
+    ),
+)
+
+ROLE_EXAMPLES = _TARGET_EXAMPLES + _CLASS_EXAMPLES + _STATE_EXAMPLES + _FROZEN_EXAMPLES

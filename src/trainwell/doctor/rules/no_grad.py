@@ -132,6 +132,8 @@ def _eval_region(w: ScopeWalker, index: int, e: Event, receiver: str) -> None:
     line = getattr(forward, "lineno", 1)
     if forward is via and frozen_in_scope_before(w, receiver, line):
         return  # model.eval(); model.requires_grad_(False); model(x): no graph is recorded
+    if weightless_model(w, receiver):
+        return  # a random-feature CNN whose layers its __init__ froze: no graph either
     col = getattr(forward, "col_offset", 0) + 1
     shown = written_name(w, getattr(e.node, "func", None), receiver, receiver=True)
     runs = written_name(w, getattr(forward, "func", None), shown_name(forward, receiver))
