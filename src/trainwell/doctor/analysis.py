@@ -29,12 +29,13 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from . import values as V
-from ._astutil import Imports, dotted, last_part, names_in, walk
+from ._astutil import Imports, dotted, names_in, walk
 from .class_facts import (
     binds_self,
     classes_built,
     evident_models,
     is_module_base,
+    subclasses_of,
     takes_input_gradients,
 )
 from .events import RawFinding, Summary
@@ -124,6 +125,7 @@ class FileAnalysis:
     ) -> None:
         self.tree = tree
         self.foreign = foreign
+        self.mentioned_elsewhere: Callable[[str], bool] = lambda name: False  # engine.py
         self.target_torch = target_torch
         # The analysis walks the code and records events; the rules judge them.  The rules
         # depend on the analysis, never the reverse, so they are handed in here (engine.py
@@ -284,11 +286,25 @@ class FileAnalysis:
                 sites = [False]  # fire.Fire() / @click.command: run from the command line
             if not sites and self._trains(func):
                 sites = [False]  # agent.run() trains: no caller runs it under no_grad
+            if not sites and self._evaluates_its_own_model(func, finding):
+                sites = [False]  # test(): builds, loads and runs its network, called nowhere
             key = (finding.code, finding.path, finding.line)  # one per line: net2(net1(x))
             if sites and not all(sites) and key not in seen:
                 seen.add(key)
                 self.findings.append(_in_its_thread(finding, func, self.handed_over))
         self.findings = reached_twice(self.findings, self.tree)
+
+    def _evaluates_its_own_model(self, func: ast.AST | None, finding: RawFinding) -> bool:
+        """A module function that makes the model it evaluates (``net = SLRNet()``) and that
+        no code of the run calls: a script's entry point, not a helper a caller may guard."""
+        name = getattr(func, "name", "")
+        return (
+            finding.model_built
+            and self.functions.get(name) is func
+            and not self.callers.get(func)
+            and name not in self.callbacks
+            and not self.mentioned_elsewhere(name)
+        )
 
     def overrides_of(self, func: ast.AST) -> list[ast.AST]:
         """The methods of this file's subclasses that override method ``func``: what
@@ -296,7 +312,8 @@ class FileAnalysis:
         info = self.method_class.get(func)
         if info is None or not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return []
-        subclasses = _subclasses(self.classes, info.node.name)
+        bases = {cls: c.node.bases for cls, c in self.classes.items()}
+        subclasses = subclasses_of(bases, info.node.name)
         return [
             self.classes[c].methods[func.name]
             for c in subclasses
@@ -561,20 +578,6 @@ class HelperUses:
         """Functions whose returned detached tensor some caller makes a target (or may)."""
         used = {id(s) for s in _closed(self.cut_used, self.cut_links, summaries) if s}
         return {func for func, summary in summaries.items() if id(summary) in used}
-
-
-def _subclasses(classes: dict[str, ClassInfo], name: str) -> list[str]:
-    """The classes of the file deriving from class ``name``, directly or not."""
-    found: list[str] = []
-    frontier = [name]
-    while frontier:
-        base = frontier.pop()
-        for cls, info in classes.items():
-            bases = {last_part(dotted(b) or "") for b in info.node.bases}
-            if base in bases and cls not in found and cls != name:
-                found.append(cls)
-                frontier.append(cls)
-    return found
 
 
 def _closed(

@@ -17,6 +17,7 @@ import re
 
 from . import values as V
 from ._astutil import argument, dotted, last_part, names_in
+from .class_facts import runs_forward, runs_own_layers
 from .events import (
     BACKWARD,
     CALL,
@@ -47,23 +48,6 @@ from .scope_state import (
 from .values import Value
 
 CLIP_FUNCTIONS = {"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_"}
-
-# Model methods that run the network (seq2seq / autoencoder halves count as forward passes).
-# a model's methods that run it (``forward_*`` too): i3d.extract_features(x), net.extract(x)
-FORWARD_METHODS = {
-    "forward", "encode", "decode", "extract", "extract_features", "extract_feat", "infer",
-}  # fmt: skip
-# (not ``inference``: as often a trainer's method that returns numbers, ``local.inference(model)``)
-
-
-def runs_forward(method: str) -> bool:
-    """``encode``, ``forward_features``, ``forwardAE``: a model's method that runs it."""
-    return (
-        method in FORWARD_METHODS
-        or method.startswith("forward_")
-        or bool(re.match(r"forward[A-Z0-9]", method))
-    )
-
 
 ENGINE_WORDS = ("accelerator", "fabric", "engine", "deepspeed", "trainer")
 
@@ -147,7 +131,10 @@ class CallEffects(ScopeState):
             ):
                 return NOTHING  # its own no_grad inside: followed as the model's method
             given = bool(call.args or call.keywords)  # criterion.forward_epoch_metrics(): no input
-            if (runs_forward(method) and given) or method == "module":
+            layers = given and runs_own_layers(
+                getattr(self.fa.classes.get(recv.cls or ""), "node", None), method
+            )
+            if (runs_forward(method) and given) or method == "module" or layers:
                 self.emit(FORWARD, call, receiver=self.model_key(recv_name))
                 return self._model_output(recv)
             if V.SUBMODULE in recv.flags and call.args and method not in V.MODULE_SELF_METHODS:

@@ -5,6 +5,7 @@ takes input gradients (``torch.autograd.grad`` outside its training steps)."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from ._astutil import Imports, dotted, last_part, walk
@@ -179,3 +180,56 @@ def no_grad_methods(node: ast.ClassDef) -> frozenset[str]:
 
 
 _NO_GRAD_DECORATORS = {"no_grad", "inference_mode"}
+
+
+def subclasses_of(bases: dict[str, list[ast.expr]], name: str) -> list[str]:
+    """The classes (of ``bases``: class -> its base expressions) deriving from class
+    ``name``, directly or not."""
+    found: list[str] = []
+    frontier = [name]
+    while frontier:
+        base = frontier.pop()
+        for cls, written in bases.items():
+            derives = base in {last_part(dotted(b) or "") for b in written}
+            if derives and cls not in found and cls != name:
+                found.append(cls)
+                frontier.append(cls)
+    return found
+
+
+def runs_own_layers(cls: ast.ClassDef | None, method: str) -> bool:
+    """``flow.invert(z)``: the module class's own method ``method`` runs the module's layers
+    (``self.m[i](x)``, ``self.decoder(z)``, ``self(x)``) and neither trains nor turns autograd
+    off (no ``with`` at all): calling it is a forward pass, whatever its name."""
+    own = {m.name: m for m in (cls.body if cls else []) if isinstance(m, ast.FunctionDef)}
+    if method not in own:
+        return False
+    runs = False
+    for node in walk(own[method]):
+        if isinstance(node, ast.With) or (
+            isinstance(node, ast.Attribute) and node.attr in {"backward", "step", "no_grad"}
+        ):
+            return False
+        if isinstance(node, ast.Call):
+            called = node.func.value if isinstance(node.func, ast.Subscript) else node.func
+            name = dotted(called) or ""
+            layer = name.count(".") == 1 and name.startswith("self.") and name[5:] not in own
+            runs |= layer or name in {"self", "self.forward"}
+    return runs
+
+
+# Model methods that run the network (seq2seq / autoencoder halves count as forward passes).
+# a model's methods that run it (``forward_*`` too): i3d.extract_features(x), net.extract(x)
+FORWARD_METHODS = {
+    "forward", "encode", "decode", "extract", "extract_features", "extract_feat", "infer",
+}  # fmt: skip
+# (not ``inference``: as often a trainer's method that returns numbers, ``local.inference(model)``)
+
+
+def runs_forward(method: str) -> bool:
+    """``encode``, ``forward_features``, ``forwardAE``: a model's method that runs it."""
+    return (
+        method in FORWARD_METHODS
+        or method.startswith("forward_")
+        or bool(re.match(r"forward[A-Z0-9]", method))
+    )

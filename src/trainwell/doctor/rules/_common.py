@@ -27,7 +27,6 @@ from ..events import (
     ZERO,
     Event,
     ModeEffect,
-    RawFinding,
     Summary,
     is_prefix,
 )
@@ -585,14 +584,3 @@ def backward_only_call(e: Event) -> bool:
         and bool(e.summary.backward)
         and not (e.summary.steps)
     )
-
-
-def note_model_of(finding: RawFinding, w: ScopeWalker, forward: object, model: str | None) -> None:
-    """Which parameter of the scope holds the finding's model (``policy`` for
-    ``policy(obs)``) and which of its methods the forward calls (``predict`` of
-    ``model.predict(x)``): a caller elsewhere knows what it passes there."""
-    root = (model or "").split(".")[0]
-    finding.model_param = root if root and root in w.params else None
-    func = getattr(forward, "func", None)
-    called = isinstance(func, ast.Attribute) and dotted(func.value) == model
-    finding.model_method = func.attr if called else None  # type: ignore[union-attr]

@@ -1,7 +1,8 @@
 """TW012 examples: whether a forward is training's business by the role of what runs it: a
 target network copied from the trained model, a helper a subclass trains through its base
 class's loop, a trainer's forward helper that its own flag puts under no_grad, a random
-feature network whose layers' parameters its ``__init__`` swapped for frozen ones."""
+feature network whose layers' parameters its ``__init__`` swapped for frozen ones, a
+model's own method that runs its layers (``flow.invert(z)``) whatever its name."""
 
 from __future__ import annotations
 
@@ -201,4 +202,62 @@ _FROZEN_EXAMPLES = (
     ),
 )
 
-ROLE_EXAMPLES = _TARGET_EXAMPLES + _CLASS_EXAMPLES + _STATE_EXAMPLES + _FROZEN_EXAMPLES
+_FLOW = """\
+import torch
+import torch.nn as nn
+
+
+class Flow(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.m = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+
+    def forward(self, x):
+        for layer in self.m:
+            x = x + layer(x)
+        return x
+
+    def invert(self, z):
+        for i in range(len(self.m) - 1, -1, -1):
+            z = z - self.m[i](z)
+        return z
+
+    def update(self, x, optimizer):
+        optimizer.zero_grad()
+        self(x).pow(2).mean().backward()
+        optimizer.step()
+        return 0.0
+
+
+flow = Flow()
+optimizer = torch.optim.Adam(flow.parameters())
+for x in loader:
+    {train}
+for i in range(100):
+    {sample}
+"""
+
+_METHOD_EXAMPLES = (
+    Example(
+        # invert() runs the flow's layers: sampling after training records a graph
+        "a_models_own_method_running_its_layers_to_sample",
+        _FLOW.format(
+            train="optimizer.zero_grad(); flow(x).pow(2).mean().backward(); optimizer.step()",
+            sample="plt.imshow(flow.invert(torch.randn(1, 4)).data.numpy())",
+        ),
+        [(32, "TW012")],
+    ),
+    Example(
+        # update() trains: its call is a training step, not an inference
+        "a_models_own_method_that_trains",
+        _FLOW.format(
+            train="print(flow.update(x, optimizer))",
+            sample="print(flow.update(torch.randn(1, 4), optimizer))",
+        ),
+        [],
+    ),
+)
+
+ROLE_EXAMPLES = (
+    _TARGET_EXAMPLES + _CLASS_EXAMPLES + _STATE_EXAMPLES + _FROZEN_EXAMPLES + _METHOD_EXAMPLES
+)

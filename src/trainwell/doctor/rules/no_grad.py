@@ -35,11 +35,11 @@ from ._common import (
     is_module_method,
     is_training,
     mode_effects,
-    note_model_of,
 )
 from ._eval_forwards import shown_name, unguarded_forward, written_name
 from ._frozen import frozen_in_scope_before, frozen_parameters_at
 from ._input_gradients import InputGradients
+from ._model_of import note_model_of
 from ._no_grad_binding_examples import BINDING_EXAMPLES
 from ._no_grad_call_examples import CALL_EXAMPLES
 from ._no_grad_examples import EXAMPLES
