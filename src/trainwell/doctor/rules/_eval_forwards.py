@@ -168,3 +168,16 @@ def _predicted(w: ScopeWalker, arg: ast.expr, key: str) -> bool:
 
 
 # Registering a hook lets a forward's result reach a loss without any name holding it.
+
+
+def foreign_call_inside(w: ScopeWalker, via: ast.AST, helper: str) -> ast.AST:
+    """The call of the other file's ``helper`` inside this file's function that ``via``
+    calls (``get_validation_loss()`` -> ``score_model(...)``): the one place its callers'
+    evaluations all go through; else ``via`` itself."""
+    local = w._resolve_local(via.func) if isinstance(via, ast.Call) else None
+    if local is None:
+        return via
+    calls = [
+        n for n in walk(local[0]) if isinstance(n, ast.Call) and last_part(dotted(n.func)) == helper
+    ]
+    return calls[0] if len(calls) == 1 else via

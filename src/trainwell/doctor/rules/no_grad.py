@@ -36,7 +36,7 @@ from ._common import (
     is_training,
     mode_effects,
 )
-from ._eval_forwards import shown_name, unguarded_forward, written_name
+from ._eval_forwards import foreign_call_inside, shown_name, unguarded_forward, written_name
 from ._frozen import frozen_in_scope_before, frozen_parameters_at
 from ._input_gradients import InputGradients
 from ._model_of import note_model_of
@@ -145,6 +145,7 @@ def _eval_region(w: ScopeWalker, index: int, e: Event, receiver: str) -> None:
     if isinstance(forward, ForeignNode):
         # a helper of another file runs the forward: said here, at the call, where the
         # caller can wrap it in no_grad (a noqa on the helper's forward still counts)
+        via = foreign_call_inside(w, via, forward.func)
         line, col = getattr(via, "lineno", 1), getattr(via, "col_offset", 0) + 1
         message = f"{forward.func}() (in {forward.path}:{forward.lineno}): {message}"
         silenced_at = (forward.path, forward.lineno)
