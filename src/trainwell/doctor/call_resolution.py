@@ -32,7 +32,7 @@ from .events import (
 )
 from .flow_result import RETURN_FATE
 from .foreign import ForeignClass, ForeignFunction
-from .mode_switch import NO_GRAD_BY_STATE, is_known
+from .mode_switch import NO_GRAD_BY_STATE, forwards_running, is_known, runs_for_call
 from .scope_state import ScopeState, arg_names, class_method, passed_name
 from .values import Value, normalize_receiver
 
@@ -116,7 +116,7 @@ class CallResolution(ScopeState):
         arg_vals: list[Value | None],
         kw_vals: dict[str | None, Value | None],
     ) -> Value | None:
-        summary = func.summary
+        summary = forwards_running(func, call)
         argmap, values = self._argmap(call, summary.params, arg_vals, kw_vals)
         if "." in func.name:  # a method: engine.eval(x, y), agent.set_eval()
             argmap.update(receiver_entry(call))
@@ -148,6 +148,8 @@ class CallResolution(ScopeState):
             return
         summary = func.summary
         for cand in func.candidates:
+            if not runs_for_call(func, cand.line, call):
+                continue  # plot_sdf(model, is_net=True): that arm does not run
             passed = (values or {}).get(cand.model_param or "")
             if passed is not None and passed.kind == V.FUNCTION:
                 continue  # evaluate(agent.get_action, env): the "model" is a function

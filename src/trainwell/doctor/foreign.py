@@ -56,6 +56,8 @@ class ForeignFunction:
     cut_candidates: list[RawFinding] = field(default_factory=list)
     # an object of a project class it returns (``create_model(opt)`` -> ``HGModel(opt)``)
     returned_class: ForeignClass | None = None
+    # its definition: which of its forwards a call's literal arguments leave running
+    node: ast.FunctionDef | ast.AsyncFunctionDef | None = field(default=None, compare=False)
 
 
 @dataclass

@@ -13,10 +13,15 @@ local name bound once to such a test); anything else leaves the call unknown.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ._astutil import dotted, walk
 from .values import NO_GRAD_WHEN
+
+if TYPE_CHECKING:
+    from .events import Summary
+    from .foreign import ForeignFunction
 
 _UNKNOWN = object()
 Guard = tuple[tuple[ast.expr, bool], ...]  # the enclosing tests and the arm taken
@@ -463,3 +468,24 @@ def reachable_or_twin(
     twins = [n for n in ast.walk(func) if isinstance(n, ast.Call) and dotted(n.func) == name]
     first = min(twins, key=lambda n: (n.lineno, n.col_offset))
     return node is first and any(reachable_with(func, n, call) for n in twins)
+
+
+def forwards_running(func: ForeignFunction, call: ast.Call) -> Summary:
+    """The summary of another file's ``func`` for this call, without the forwards of its own
+    body that the literals the call passes rule out: ``plot_sdf(model, is_net=True)`` never
+    runs the arm ``if not is_net: sdf_func(point)``."""
+    summary = func.summary
+    kept = {
+        key: node
+        for key, node in summary.forwards.items()
+        if getattr(node, "path", None) != func.path or runs_for_call(func, node.lineno, call)
+    }
+    return summary if len(kept) == len(summary.forwards) else replace(summary, forwards=kept)
+
+
+def runs_for_call(func: ForeignFunction, line: int, call: ast.Call) -> bool:
+    """Some call at ``line`` of another file's ``func`` may run for this call of it."""
+    if func.node is None:
+        return True
+    at_line = [n for n in walk(func.node) if isinstance(n, ast.Call) and n.lineno == line]
+    return not at_line or any(reachable_with(func.node, n, call) for n in at_line)

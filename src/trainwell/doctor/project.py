@@ -329,7 +329,8 @@ def _exported_function(
         if owner in reached and finding.cut_returned
     ]
     exported = _export(summary, shown, checked, name, of_model or not _sets_autograd(func))
-    return ForeignFunction(name, exported, shown, checked, candidates, cut_candidates)
+    node = func if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    return ForeignFunction(name, exported, shown, checked, candidates, cut_candidates, node=node)
 
 
 def _calls_anything(body: list[ast.stmt]) -> bool:

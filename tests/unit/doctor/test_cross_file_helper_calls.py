@@ -74,3 +74,47 @@ def test_the_helper_under_no_grad_inside(tmp_path: Path) -> None:
     )
     paths = [write(tmp_path, "validation.py", VALIDATION), write(tmp_path, "callbacks.py", guarded)]
     assert found(paths) == set()
+
+
+RENDERER = """
+import numpy as np
+import torch
+
+
+def plot_sdf(sdf_func, grid, is_net=False):
+    if not is_net:
+        sdf_map = [[sdf_func(np.float64([x, y])) for x in grid] for y in grid]
+    else:
+        sdf_func.eval()
+        with torch.no_grad():
+            sdf_map = [[sdf_func(torch.tensor([[x, y]])).cpu() for x in grid] for y in grid]
+    save_image(np.array(sdf_map))
+"""
+
+TRAINER = """
+import torch
+from renderer import plot_sdf
+
+model = SDFNet()
+optimizer = torch.optim.Adam(model.parameters())
+for x, y in loader:
+    optimizer.zero_grad()
+    torch.nn.functional.mse_loss(model(x), y).backward()
+    optimizer.step()
+model.eval()
+plot_sdf(model, grid, is_net={is_net})
+"""
+
+
+def test_an_arm_the_calls_literal_rules_out_runs_no_forward(tmp_path: Path) -> None:
+    # plot_sdf(model, is_net=True) runs the network under its own no_grad: the other arm's
+    # sdf_func(point) is for plain functions and never runs for this call
+    renderer = write(tmp_path, "renderer.py", RENDERER)
+    trainer = write(tmp_path, "trainer.py", TRAINER.format(is_net="True"))
+    assert found([renderer, trainer]) == set()
+
+
+def test_the_arm_the_calls_literal_takes_runs_its_forward(tmp_path: Path) -> None:
+    renderer = write(tmp_path, "renderer.py", RENDERER)
+    trainer = write(tmp_path, "trainer.py", TRAINER.format(is_net="False"))
+    assert found([renderer, trainer]) == {("trainer.py", 11, "TW012")}
