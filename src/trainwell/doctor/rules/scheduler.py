@@ -15,6 +15,7 @@ from ._common import events_in, report
 from ._lightning_schedules import EXAMPLES as LIGHTNING_EXAMPLES
 from ._lightning_schedules import check_lightning_schedules
 from ._registry import Example, Rule, scope_check
+from ._schedule_step_examples import EXAMPLES as STEP_EXAMPLES
 
 TW003 = Rule(
     "TW003",
@@ -324,7 +325,8 @@ TW004 = Rule(
             [(8, "TW004")],
         ),
     )
-    + LIGHTNING_EXAMPLES,
+    + LIGHTNING_EXAMPLES
+    + STEP_EXAMPLES,
 )
 
 TW018 = Rule(
@@ -442,6 +444,8 @@ def _check_step_scheduler(w: ScopeWalker, sched: Event) -> None:
     )
     if any(lid in sched.loops for lid in training_loops):
         return  # stepped inside the training loop after all
+    if any(e.kind == STEP and e.loops == sched.loops and e.seq < sched.seq for e in region):
+        return  # opt.step(); scheduler.step(): once per optimizer step, whatever loops around
     if sched.loops and _counted_in_its_loop(w, sched, training_loops):
         return  # for it in range(opt.niter): ... MultiStepLR(milestones=[0.8 * opt.niter])
     if not training_loops and not called_training:
