@@ -164,6 +164,8 @@ class CallEffects(ScopeState):
             return Value(V.TENSOR, flags=recv.flags)
         if recv.kind == V.BATCH and method in {"to", "cuda"}:
             return recv
+        if recv.kind == V.CRITERION and method in V.MODULE_SELF_METHODS:
+            return recv  # nll = nn.NLLLoss().cuda(): still the criterion
         return NOTHING
 
     def _backward(

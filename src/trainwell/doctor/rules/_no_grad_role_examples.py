@@ -258,6 +258,27 @@ _METHOD_EXAMPLES = (
     ),
 )
 
+_MOVED_CRITERION_EXAMPLES = (
+    Example(
+        # .cuda() hands back the criterion: its loss is read as a number, no training
+        "an_evaluation_loss_from_a_criterion_moved_to_the_gpu",
+        """\
+        import torch.nn as nn
+
+        nll = nn.NLLLoss().cuda()
+        for x, y in test_loader:
+            out = net(x)
+            print(nll(out, y).item())
+        """,
+        [(5, "TW012")],
+    ),
+)
+
 ROLE_EXAMPLES = (
-    _TARGET_EXAMPLES + _CLASS_EXAMPLES + _STATE_EXAMPLES + _FROZEN_EXAMPLES + _METHOD_EXAMPLES
+    _TARGET_EXAMPLES
+    + _CLASS_EXAMPLES
+    + _STATE_EXAMPLES
+    + _FROZEN_EXAMPLES
+    + _METHOD_EXAMPLES
+    + _MOVED_CRITERION_EXAMPLES
 )
