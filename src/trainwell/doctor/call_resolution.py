@@ -258,8 +258,16 @@ class CallResolution(ScopeState):
         return any(owner is func for owner, _ in self.fa.no_grad_candidates)
 
     def _first_report(self, what: object) -> bool:
-        """One finding per ``what`` and loop nest of this scope (two calls in a row are one
-        evaluation)."""
+        """One finding per ``what``, loop nest of this scope and stretch between training
+        steps (two calls in a row are one evaluation; one before fine-tuning and one after
+        are two)."""
+        what = (
+            what,
+            sum(
+                e.kind == STEP or bool(e.kind == CALL and e.summary and e.summary.steps)
+                for e in self.events
+            ),
+        )
         key = (what, tuple(self.loop_stack))
         if key in self.foreign_reported:
             return False

@@ -118,3 +118,42 @@ def test_the_arm_the_calls_literal_takes_runs_its_forward(tmp_path: Path) -> Non
     renderer = write(tmp_path, "renderer.py", RENDERER)
     trainer = write(tmp_path, "trainer.py", TRAINER.format(is_net="False"))
     assert found([renderer, trainer]) == {("trainer.py", 11, "TW012")}
+
+
+UTILS = """
+import torch
+
+
+def test_topk(model, loader):
+    model.eval()
+    hits = 0
+    for x, y in loader:
+        hits += (model(x).argmax(1) == y).sum().item()
+    return hits
+
+
+def train_one_epoch(model, loader, criterion, optimizer):
+    model.train()
+    for x, y in loader:
+        optimizer.zero_grad()
+        criterion(model(x), y).backward()
+        optimizer.step()
+"""
+
+PRUNE = """
+import torch
+from utils import test_topk, train_one_epoch
+
+print(test_topk(model, test_loader))
+print(test_topk(model, val_loader))
+for epoch in range(3):
+    train_one_epoch(model, train_loader, criterion, optimizer)
+model.load_state_dict(torch.load("best.pth", weights_only=True))
+print(test_topk(model, test_loader))
+"""
+
+
+def test_an_evaluation_before_fine_tuning_and_one_after_are_two(tmp_path: Path) -> None:
+    # the two calls in a row before training are one evaluation; the one after is another
+    paths = [write(tmp_path, "utils.py", UTILS), write(tmp_path, "prune.py", PRUNE)]
+    assert found(paths) == {("prune.py", 4, "TW012"), ("prune.py", 9, "TW012")}
