@@ -85,6 +85,10 @@ def lightning_hooks(tree: ast.Module, imports: Imports) -> set[ast.AST]:
         for cls in classes:
             if any(_a_lightning_base(b, imports) or dotted(b) in hooked for b in cls.bases):
                 hooked.add(cls.name)
+    if _imports_lightning(tree):
+        # class SimpleTarget(TransferLearningTarget): a project's LightningModule subclassed
+        # in a file that imports Lightning; its hooks are the Trainer's to call
+        hooked |= {cls.name for cls in classes if cls.bases and not _torch_bases(cls, imports)}
     return {
         method
         for cls in classes
@@ -93,6 +97,23 @@ def lightning_hooks(tree: ast.Module, imports: Imports) -> set[ast.AST]:
         if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
         and method.name in _GRAD_ON_HOOKS
     }
+
+
+def _imports_lightning(tree: ast.Module) -> bool:
+    modules = [
+        alias.name if isinstance(node, ast.Import) else node.module or ""
+        for node in tree.body
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    ]
+    return any(m.split(".")[0] in {"pytorch_lightning", "lightning"} for m in modules)
+
+
+def _torch_bases(cls: ast.ClassDef, imports: Imports) -> bool:
+    """A base of the class is torch's or a library's (``nn.Module``, ``Dataset``): not a
+    Lightning class of the project."""
+    roots = {(imports.resolve(b) or dotted(b) or "").split(".")[0] for b in cls.bases}
+    return bool(roots & {"torch", "torchvision", "torch_geometric", "transformers", ""})
 
 
 def _a_lightning_base(base: ast.expr, imports: Imports) -> bool:

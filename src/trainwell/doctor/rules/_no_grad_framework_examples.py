@@ -161,4 +161,33 @@ FRAMEWORK_EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # a project's own LightningModule subclassed in a file that imports Lightning: the
+        # Trainer runs its training hooks with autograd on
+        "a_hook_of_a_subclass_of_the_projects_lightning_module",
+        """\
+        import pytorch_lightning
+        from fs_grl.pl_modules.base import BaseModule
+
+        class SimpleTarget(BaseModule):
+            def on_train_batch_end(self, outputs, batch, batch_idx):
+                self.model.eval()
+                logits = self.model(batch.queries)
+                self.log("query_acc", (logits.argmax(-1) == batch.y).float().mean())
+        """,
+        [(7, "TW012")],
+    ),
+    Example(
+        "a_hook_of_a_torch_module_in_a_file_that_imports_lightning",
+        """\
+        import pytorch_lightning
+        import torch.nn as nn
+
+        class Sampler(nn.Module):
+            def on_train_batch_end(self, outputs, batch, batch_idx):
+                self.model.eval()
+                self.samples.append(self.model(batch).detach().cpu())
+        """,
+        [],
+    ),
 )
