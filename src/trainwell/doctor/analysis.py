@@ -125,7 +125,6 @@ class FileAnalysis:
     ) -> None:
         self.tree = tree
         self.foreign = foreign
-        self.mentioned_elsewhere: Callable[[str], bool] = lambda name: False  # engine.py
         self.target_torch = target_torch
         # The analysis walks the code and records events; the rules judge them.  The rules
         # depend on the analysis, never the reverse, so they are handed in here (engine.py
@@ -286,25 +285,11 @@ class FileAnalysis:
                 sites = [False]  # fire.Fire() / @click.command: run from the command line
             if not sites and self._trains(func):
                 sites = [False]  # agent.run() trains: no caller runs it under no_grad
-            if not sites and self._evaluates_its_own_model(func, finding):
-                sites = [False]  # test(): builds, loads and runs its network, called nowhere
             key = (finding.code, finding.path, finding.line)  # one per line: net2(net1(x))
             if sites and not all(sites) and key not in seen:
                 seen.add(key)
                 self.findings.append(_in_its_thread(finding, func, self.handed_over))
         self.findings = reached_twice(self.findings, self.tree)
-
-    def _evaluates_its_own_model(self, func: ast.AST | None, finding: RawFinding) -> bool:
-        """A module function that makes the model it evaluates (``net = SLRNet()``) and that
-        no code of the run calls: a script's entry point, not a helper a caller may guard."""
-        name = getattr(func, "name", "")
-        return (
-            finding.model_built
-            and self.functions.get(name) is func
-            and not self.callers.get(func)
-            and name not in self.callbacks
-            and not self.mentioned_elsewhere(name)
-        )
 
     def overrides_of(self, func: ast.AST) -> list[ast.AST]:
         """The methods of this file's subclasses that override method ``func``: what

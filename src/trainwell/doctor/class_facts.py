@@ -198,11 +198,12 @@ def subclasses_of(bases: dict[str, list[ast.expr]], name: str) -> list[str]:
 
 
 def runs_own_layers(cls: ast.ClassDef | None, method: str) -> bool:
-    """``flow.invert(z)``: the module class's own method ``method`` runs the module's layers
-    (``self.m[i](x)``, ``self.decoder(z)``, ``self(x)``) and neither trains nor turns autograd
-    off (no ``with`` at all): calling it is a forward pass, whatever its name."""
+    """``flow.invert(z)``: the module class's own method ``method`` runs layers of the module
+    picked by index (``self.m[i](x)``, which the walk of the method does not take for a
+    forward; ``self.decoder(z)`` and ``self(x)`` it does) and neither trains nor turns
+    autograd off (no ``with``, no no_grad decorator): calling it is a forward pass."""
     own = {m.name: m for m in (cls.body if cls else []) if isinstance(m, ast.FunctionDef)}
-    if method not in own:
+    if method not in own or own[method].decorator_list:
         return False
     runs = False
     for node in walk(own[method]):
@@ -210,11 +211,9 @@ def runs_own_layers(cls: ast.ClassDef | None, method: str) -> bool:
             isinstance(node, ast.Attribute) and node.attr in {"backward", "step", "no_grad"}
         ):
             return False
-        if isinstance(node, ast.Call):
-            called = node.func.value if isinstance(node.func, ast.Subscript) else node.func
-            name = dotted(called) or ""
-            layer = name.count(".") == 1 and name.startswith("self.") and name[5:] not in own
-            runs |= layer or name in {"self", "self.forward"}
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+            name = dotted(node.func.value) or ""
+            runs |= name.count(".") == 1 and name.startswith("self.") and name[5:] not in own
     return runs
 
 

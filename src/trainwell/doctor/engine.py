@@ -6,7 +6,6 @@ import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from types import ModuleType
 
@@ -165,10 +164,7 @@ def _check_text(
         return [f for f in raw if _selected(f.code, select_codes, ignore_codes)]
     try:
         foreign = project.foreign_for(Path(path), tree) if project is not None else None
-        analysis = FileAnalysis(tree, version, checks, foreign)
-        if project is not None:
-            analysis.mentioned_elsewhere = partial(project.mentioned_elsewhere, Path(path))
-        raw_findings += analysis.run()
+        raw_findings += FileAnalysis(tree, version, checks, foreign).run()
     except Exception as exc:  # pragma: no cover - defensive (RecursionError included)
         # A checker bug on one odd file must not abort a CI run over a whole tree; say so
         # on stderr and treat the file as clean (precision first).

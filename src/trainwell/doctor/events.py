@@ -155,8 +155,6 @@ class RawFinding:
     # the method of that model the forward calls (``predict`` in ``model.predict(x)``): a
     # caller whose model's class runs it under @torch.no_grad() records no graph
     model_method: str | None = None
-    # the model is made in the finding's own function (``net = SLRNet().to(device)``)
-    model_built: bool = False
     # said at this call of another file's helper that returns its forward's detached
     # tensor: dropped when the calling scope makes a target of it (or returns it on)
     returned_by: ast.AST | None = None

@@ -74,16 +74,6 @@ class ProjectIndex:
             self.by_name.setdefault(_module_name(key), key)
         self._facts: dict[Path, ModuleFacts | None] = {}
         self._busy: set[Path] = set()
-        self._texts: dict[Path, str] | None = None
-
-    def mentioned_elsewhere(self, path: Path, name: str) -> bool:
-        """Does a checked file other than ``path`` spell ``name`` (an import, a call, a
-        callback handed over by name)? The texts are read on the first question only."""
-        if self._texts is None:
-            self._texts = {file: read_python(file).text for file in self.checked}
-        here = path.resolve()
-        word = re.compile(rf"\b{re.escape(name)}\b")
-        return any(word.search(text) for file, text in self._texts.items() if file != here)
 
     # -- resolution -----------------------------------------------------------------------
     def _file_at(self, base: Path, parts: list[str]) -> Path | None:
