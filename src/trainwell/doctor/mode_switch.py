@@ -484,8 +484,23 @@ def forwards_running(func: ForeignFunction, call: ast.Call) -> Summary:
 
 
 def runs_for_call(func: ForeignFunction, line: int, call: ast.Call) -> bool:
-    """Some call at ``line`` of another file's ``func`` may run for this call of it."""
+    """Some call at ``line`` of another file's ``func`` may run for this call of it, or its
+    twin in another arm (``if adversarial: out = model(x_adv) else: out = model(x)``)."""
     if func.node is None:
         return True
     at_line = [n for n in walk(func.node) if isinstance(n, ast.Call) and n.lineno == line]
-    return not at_line or any(reachable_with(func.node, n, call) for n in at_line)
+    if not at_line or any(reachable_with(func.node, n, call) for n in at_line):
+        return True
+    guarded = {
+        id(n)
+        for w in walk(func.node)
+        if isinstance(w, ast.With) and any(_is_no_grad(i.context_expr) for i in w.items)
+        for n in walk(w)
+    }
+    names = {dotted(n.func) for n in at_line} - {None}
+    twins = [
+        n
+        for n in walk(func.node)
+        if isinstance(n, ast.Call) and dotted(n.func) in names and id(n) not in guarded
+    ]
+    return any(reachable_with(func.node, n, call) for n in twins)

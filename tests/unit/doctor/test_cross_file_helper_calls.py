@@ -157,3 +157,30 @@ def test_an_evaluation_before_fine_tuning_and_one_after_are_two(tmp_path: Path) 
     # the two calls in a row before training are one evaluation; the one after is another
     paths = [write(tmp_path, "utils.py", UTILS), write(tmp_path, "prune.py", PRUNE)]
     assert found(paths) == {("prune.py", 4, "TW012"), ("prune.py", 9, "TW012")}
+
+
+TRAINER_EVAL = """
+import torch
+
+
+class Trainer:
+    def eval(self, loader, adversarial=False):
+        self.model.eval()
+        acc = 0.0
+        for x, y in loader:
+            if adversarial:
+                out = self.model(self.attack(x, y))
+            else:
+                out = self.model(x)
+            acc += (out.argmax(1) == y).float().mean().item()
+        return acc / len(loader)
+"""
+
+
+def test_the_forward_of_the_arm_a_default_takes(tmp_path: Path) -> None:
+    # trainer.eval(loader) leaves adversarial=False: the other arm's forward runs, its twin
+    script = (
+        "from trainer import Trainer\n\ntrainer = Trainer()\nprint(trainer.eval(test_loader))\n"
+    )
+    paths = [write(tmp_path, "trainer.py", TRAINER_EVAL), write(tmp_path, "run.py", script)]
+    assert found(paths) == {("run.py", 4, "TW012")}
