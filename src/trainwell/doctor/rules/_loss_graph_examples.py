@@ -6,6 +6,18 @@ from __future__ import annotations
 from ._no_grad_what_runs_examples import METRIC_MODULE
 from ._registry import Example
 
+_SETDEFAULT = """\
+def train(model, loader, optimizer, criterion):
+    history = {{}}
+    for epoch in range(3):
+        for x, y in loader:
+            optimizer.zero_grad()
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+            history.setdefault("loss", []).append({kept})
+"""
+
 KEPT_EXAMPLES = (
     Example(
         # the meter is given a detached copy; its average, named cur_loss, is a number
@@ -485,32 +497,12 @@ SUMMED_EXAMPLES = (
     Example(
         # the list setdefault() makes is kept in the dict: the dict outlives the batch
         "losses_appended_to_a_list_made_by_setdefault",
-        """\
-        def train(model, loader, optimizer, criterion):
-            history = {}
-            for epoch in range(3):
-                for x, y in loader:
-                    optimizer.zero_grad()
-                    loss = criterion(model(x), y)
-                    loss.backward()
-                    optimizer.step()
-                    history.setdefault("loss", []).append(loss)
-        """,
+        _SETDEFAULT.format(kept="loss"),
         [(9, "TW011")],
     ),
     Example(
         "numbers_appended_to_a_list_made_by_setdefault",
-        """\
-        def train(model, loader, optimizer, criterion):
-            history = {}
-            for epoch in range(3):
-                for x, y in loader:
-                    optimizer.zero_grad()
-                    loss = criterion(model(x), y)
-                    loss.backward()
-                    optimizer.step()
-                    history.setdefault("loss", []).append(loss.item())
-        """,
+        _SETDEFAULT.format(kept="loss.item()"),
         [],
     ),
     Example(
