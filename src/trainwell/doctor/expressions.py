@@ -518,13 +518,29 @@ def _to_number(value: Value | None, node: ast.expr | None) -> bool:
 
 
 def _added_to(name: str, node: ast.expr | None) -> ast.expr | None:
-    """The name added in ``name = name + other`` (``other`` a plain name or attribute)."""
+    """The name added in ``name = name + other`` (``other`` a plain name or attribute),
+    also as a running mean: ``err = err * i / (i + 1) + loss / (i + 1)``,
+    ``avg = 0.9 * avg + 0.1 * loss``."""
     if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
         return None
     for mine, other in ((node.left, node.right), (node.right, node.left)):
-        if dotted(mine) == name and isinstance(other, (ast.Name, ast.Attribute)):
-            return other
+        if name in _scaled_names(mine):
+            others = [n for n in _scaled_names(other) if n != name]
+            if len(others) == 1:
+                return ast.parse(others[0], mode="eval").body
     return None
+
+
+def _scaled_names(node: ast.expr) -> list[str]:
+    """``loss`` of ``loss``, ``loss / (i + 1)``, ``0.1 * loss``, ``err * i / n``."""
+    plain = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+    if plain is not None:
+        return [plain]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        if isinstance(node.op, ast.Div):
+            return _scaled_names(node.left)
+        return _scaled_names(node.left) + _scaled_names(node.right)
+    return []
 
 
 # evaluate_model(), train_net(): a function named for what it does to a model, not a model

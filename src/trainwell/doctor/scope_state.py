@@ -146,6 +146,9 @@ class ScopeState:
         # inside ``with torch.no_grad()`` / ``inference_mode()`` for sure (not a context that
         # may or may not turn autograd off): what is computed there carries no graph
         self.surely_no_grad: list[bool] = [False]
+        # inside ``with torch.enable_grad()`` / ``set_grad_enabled(True)``: counted as a grad
+        # context (no rule asks for no_grad there), yet what is computed keeps its graph
+        self.grad_on_purpose: list[bool] = [False]
         self.grad_context_factories: set[str] = set()  # ctx = torch.no_grad
         self.grad_context_names: set[str] = set()  # ctx = torch.no_grad()
         self.returns: list[Value | None] = []

@@ -15,18 +15,23 @@ import ast
 import re
 
 from . import values as V
-from ._astutil import argument, block_terminates, dotted, last_part, names_in, walk
-from .call_effects import ITER_WRAPPERS, runs_forward
+from ._astutil import argument, block_terminates, dotted, last_part, walk
+from .call_effects import runs_forward
 from .events import EVAL, ZERO, IfInfo, LoopInfo
 from .expressions import ExpressionWalker
 from .foreign import ForeignClass
+from .loop_kinds import (
+    draws_a_batch_each_pass,
+    enumerate_like,
+    loop_kind,
+    module_container,
+    unwrap_iter,
+)
 from .scope_state import GRAD_CONTEXTS, container_of
 from .values import Value, merge_binding, value_from_name
 
+
 # A loop over micro-batches (a virtual batch of several backward() calls per step)
-MICRO_BATCH_WORDS = ("accum", "micro", "virtual")
-
-
 class StatementWalker(ExpressionWalker):
     """Walks a scope's statements in source order (see module)."""
 
@@ -172,7 +177,7 @@ class StatementWalker(ExpressionWalker):
 
     def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
         iter_value = self.ev(node.iter)
-        inner = _unwrap_iter(node.iter)
+        inner = unwrap_iter(node.iter)
         inner_value = iter_value if inner is node.iter else self.lookup(dotted(inner))
         if inner is not node.iter and iter_value is not None and iter_value.kind == V.LOADER:
             inner_value = iter_value  # tqdm(enumerate(pbar_of_loader))
@@ -180,7 +185,7 @@ class StatementWalker(ExpressionWalker):
         if not is_loader and isinstance(inner, ast.Name | ast.Attribute):
             guess = value_from_name(dotted(inner) or "")
             is_loader = guess is not None and guess.kind == V.LOADER
-        kind = self._loop_kind(node, is_loader)
+        kind = loop_kind(node, is_loader)
         loop_id = self._push_loop(node, kind)
         self._bind_loop_target(node, is_loader)
         self.visit_block(node.body)
@@ -192,7 +197,7 @@ class StatementWalker(ExpressionWalker):
 
     def visit_While(self, node: ast.While) -> None:
         self.ev(node.test)
-        self._push_loop(node, "other")
+        self._push_loop(node, "batch" if draws_a_batch_each_pass(node) else "other")
         self.visit_block(node.body)
         self.loop_stack.pop()
         self.visit_block(node.orelse)
@@ -204,21 +209,11 @@ class StatementWalker(ExpressionWalker):
         self.loop_stack.append(loop_id)
         return loop_id
 
-    def _loop_kind(self, node: ast.For | ast.AsyncFor, is_loader: bool) -> str:
-        if is_loader:
-            return "batch"
-        words = {w.lower() for w in names_in(node.target) | names_in(node.iter)}
-        if any("epoch" in w for w in words):
-            return "epoch"
-        if any(part in w for w in words for part in MICRO_BATCH_WORDS):
-            return "micro"
-        return "other"
-
     def _bind_loop_target(self, node: ast.For | ast.AsyncFor, is_loader: bool) -> None:
         target = node.target
-        inner = _unwrap_iter(node.iter)
+        inner = unwrap_iter(node.iter)
         inner_value = self.lookup(dotted(inner)) if inner is not node.iter else None
-        enumerated = _enumerate_like(node.iter) or (
+        enumerated = enumerate_like(node.iter) or (
             # pbar = tqdm(enumerate(loader)); for i, batch in pbar:
             inner_value is not None and V.ENUMERATED in inner_value.flags
         )
@@ -241,13 +236,13 @@ class StatementWalker(ExpressionWalker):
         over an nn.ModuleList, Sequential or ModuleDict's values: each element is one of
         its submodules."""
         element = None
-        container = _module_container(node.iter)
+        container = module_container(node.iter)
         if container is not None:
             value = self.lookup(dotted(container))
             if value is not None and value.kind == V.MODEL and value.cls in V.MODULE_CONTAINERS:
                 element = Value(V.MODEL, flags=frozenset({V.SUBMODULE}))
         pair = isinstance(target, ast.Tuple) and len(target.elts) == 2
-        if element is not None and _enumerate_like(node.iter) and pair:
+        if element is not None and enumerate_like(node.iter) and pair:
             self.bind(target.elts[0], Value(V.NUMBER), None)  # type: ignore[attr-defined]
             target = target.elts[1]  # type: ignore[attr-defined]
         self.bind(target, element, None)
@@ -337,7 +332,14 @@ class StatementWalker(ExpressionWalker):
         self.surely_no_grad.append(
             self.surely_no_grad[-1] or any(_surely_no_grad(i.context_expr) for i in node.items)
         )
+        self.grad_on_purpose.append(
+            self.grad_on_purpose[-1]
+            or any(
+                _enables_grad(self._resolved(i.context_expr), i.context_expr) for i in node.items
+            )
+        )
         self.visit_block(node.body)
+        self.grad_on_purpose.pop()
         self.surely_no_grad.pop()
         self.no_grad_stack.pop()
 
@@ -381,11 +383,14 @@ class StatementWalker(ExpressionWalker):
             for n in walk(local)
         )
 
+    def _resolved(self, expr: ast.expr) -> str | None:
+        return self.fa.imports.resolve(expr.func) if isinstance(expr, ast.Call) else None
+
     def _is_grad_factory(self, func: ast.expr | None) -> bool:
         name = last_part(self.fa.imports.resolve(func))
         # set_grad_enabled(phase == "train") may or may not disable grad: treat it as a
         # grad context so that no rule complains about code inside it.
-        if name in GRAD_CONTEXTS or name == "set_grad_enabled":
+        if name in GRAD_CONTEXTS or name in {"set_grad_enabled", "enable_grad"}:
             return True
         # with NO_GRAD(): the project's own name for torch.no_grad (config.py's alias)
         return bool(name) and _PROJECT_NO_GRAD.fullmatch(name or "") is not None
@@ -459,6 +464,17 @@ class StatementWalker(ExpressionWalker):
         return  # classes are indexed and their methods walked separately
 
 
+def _enables_grad(name: str | None, call: ast.expr) -> bool:
+    """``torch.enable_grad()``, ``torch.set_grad_enabled(True)``: autograd on, on purpose."""
+    if not isinstance(call, ast.Call):
+        return False
+    flag = argument(call, 0, "mode")
+    literal_true = isinstance(flag, ast.Constant) and flag.value is True
+    return last_part(name) == "enable_grad" or (
+        last_part(name) == "set_grad_enabled" and literal_true
+    )
+
+
 def _surely_no_grad(expr: ast.expr) -> bool:
     """``torch.no_grad()``, ``torch.inference_mode()`` (not ``inference_mode(False)``)."""
     if not (
@@ -496,15 +512,6 @@ def _instantiates_class(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))
 
 
-def _unwrap_iter(node: ast.expr) -> ast.expr:
-    """``enumerate(tqdm(loader))`` -> ``loader``."""
-    while (
-        isinstance(node, ast.Call) and last_part(dotted(node.func)) in ITER_WRAPPERS and node.args
-    ):
-        node = node.args[0]
-    return node
-
-
 _PROJECT_NO_GRAD = re.compile(r"_*(no_?grad|nograd_?context|no_?grad_?context)", re.I)
 
 
@@ -535,31 +542,6 @@ def _constant_truth(test: ast.expr, false_flags: set[str]) -> bool | None:
     if isinstance(test, ast.Name) and test.id in false_flags:
         return False
     return None
-
-
-def _module_container(node: ast.expr) -> ast.expr | None:
-    """``self.flows`` of ``reversed(self.flows)``, ``self.flows[::-1]``,
-    ``enumerate(self.layers)``, ``self.blocks.values()``."""
-    while True:
-        if (
-            isinstance(node, ast.Call)
-            and node.args
-            and dotted(node.func) in {"reversed", "enumerate"}
-        ):
-            node = node.args[0]
-        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-            node = node.value
-        elif isinstance(node, ast.Call) and not node.args and isinstance(node.func, ast.Attribute):
-            if node.func.attr != "values":
-                return None
-            node = node.func.value
-        else:
-            break
-    return node if isinstance(node, (ast.Name, ast.Attribute)) else None
-
-
-def _enumerate_like(node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and last_part(dotted(node.func)) == "enumerate"
 
 
 def _chained_eval(node: ast.expr | None) -> ast.Call | None:

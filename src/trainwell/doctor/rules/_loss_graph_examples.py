@@ -18,6 +18,30 @@ def train(model, loader, optimizer, criterion):
             history.setdefault("loss", []).append({kept})
 """
 
+_RUNNING_MEAN = """\
+def train(model, loader, optimizer, criterion):
+    for epoch in range(3):
+        err = 0
+        for i, (x, y) in enumerate(loader):
+            with torch.set_grad_enabled(True):
+                loss = criterion(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                err = {update}
+        print(float(err))
+"""
+
+# a loop over range() that pulls the next batch each pass is a loop over batches
+_DRAWN_EACH_PASS = """\
+def evaluate(model, test_data, criterion):
+    total = 0.0
+    for _ in range(100):
+        x, y = {draw}
+        total += criterion(model(x), y)
+    return total / 100
+"""
+
 KEPT_EXAMPLES = (
     Example(
         # the meter is given a detached copy; its average, named cur_loss, is a number
@@ -516,5 +540,37 @@ SUMMED_EXAMPLES = (
             return {k: sum(v) / len(v) for k, v in partial.items()}
         """,
         [(4, "TW011")],
+    ),
+    Example(
+        # a running mean of the loss tensor: each new mean references the old one
+        "a_running_mean_of_the_loss_tensor",
+        _RUNNING_MEAN.format(update="err * i / (i + 1) + loss / (i + 1)"),
+        [(10, "TW011")],
+    ),
+    Example(
+        "an_exponential_average_of_the_loss_tensor",
+        _RUNNING_MEAN.format(update="0.9 * err + 0.1 * loss"),
+        [(10, "TW011")],
+    ),
+    Example(
+        "a_running_mean_of_the_loss_value",
+        _RUNNING_MEAN.format(update="err * i / (i + 1) + loss.item() / (i + 1)"),
+        [],
+    ),
+    Example(
+        "losses_of_batches_pulled_with_a_next_method",
+        _DRAWN_EACH_PASS.format(draw="test_data.next()"),
+        [(5, "TW011")],
+    ),
+    Example(
+        "losses_of_batches_pulled_with_next",
+        _DRAWN_EACH_PASS.format(draw="next(test_data)"),
+        [(5, "TW011")],
+    ),
+    Example(
+        # the parts of one batch, not a new batch each pass: a sum handed back
+        "losses_of_the_parts_of_one_batch_returned",
+        _DRAWN_EACH_PASS.format(draw="test_data[_]"),
+        [],
     ),
 )

@@ -274,6 +274,32 @@ _MOVED_CRITERION_EXAMPLES = (
     ),
 )
 
+# autograd turned on by name: a forward there keeps its graph on purpose (input gradients)
+_GRAD_ON_PURPOSE = """\
+for x, y in val_loader:
+    with {context}:
+        out = net(x)
+    print(out.argmax(1))
+"""
+
+_GRAD_ON_PURPOSE_EXAMPLES = (
+    Example(
+        "an_inference_forward_under_enable_grad",
+        _GRAD_ON_PURPOSE.format(context="torch.enable_grad()"),
+        [],
+    ),
+    Example(
+        "an_inference_forward_under_set_grad_enabled_true",
+        _GRAD_ON_PURPOSE.format(context="torch.set_grad_enabled(True)"),
+        [],
+    ),
+    Example(
+        "an_inference_forward_under_a_plain_context",
+        _GRAD_ON_PURPOSE.format(context="timer()"),
+        [(3, "TW012")],
+    ),
+)
+
 ROLE_EXAMPLES = (
     _TARGET_EXAMPLES
     + _CLASS_EXAMPLES
@@ -281,4 +307,5 @@ ROLE_EXAMPLES = (
     + _FROZEN_EXAMPLES
     + _METHOD_EXAMPLES
     + _MOVED_CRITERION_EXAMPLES
+    + _GRAD_ON_PURPOSE_EXAMPLES
 )

@@ -243,7 +243,9 @@ def check_accumulation(
             "with its whole autograd graph: use loss.item() or loss.detach()",
         )
         return
-    if not w.loop_stack or w.no_grad() or container not in w.bind_loops:
+    if not w.loop_stack or container not in w.bind_loops:
+        return
+    if w.no_grad() and not w.grad_on_purpose[-1]:
         return
     bound_in = w.bind_loops[container]
     if all(loop in bound_in for loop in w.loop_stack):
