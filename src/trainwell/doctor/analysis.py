@@ -52,9 +52,11 @@ from .mode_switch import (
 from .run_sites import (
     a_fallback_with_grad,
     callbacks_of,
+    dormant_function,
     entry_points_of,
     grad_off_for_good,
     lightning_hooks,
+    names_read,
     node_at,
 )
 from .scope_facts import ScopeFacts, scope_facts
@@ -145,6 +147,7 @@ class FileAnalysis:
         self.call_sites: dict[ast.AST, list[bool]] = {}
         # who calls each function, and whether under no_grad (None: module level)
         self.callers: dict[ast.AST, list[tuple[bool, ast.AST | None]]] = {}
+        self._names_read: set[str] | None = None
         self.calls_of: dict[ast.AST, list[ast.Call | None]] = {}  # the calls, as in callers
         self.seeds: dict[ast.AST, dict[str, Value | None]] = {}
         self._new_seeds: dict[ast.AST, dict[str, Value | None]] = {}
@@ -351,11 +354,23 @@ class FileAnalysis:
         return [
             no_grad or self._only_under_no_grad(caller, set())
             for (no_grad, caller), call in zip(self.callers.get(func, []), calls, strict=True)
-            if forward is None
-            or call is None
-            or not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
-            or reachable_or_twin(func, forward, call)
+            if not self._dormant(caller)
+            and (
+                forward is None
+                or call is None
+                or not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef))
+                or reachable_or_twin(func, forward, call)
+            )
         ]
+
+    def _dormant(self, func: ast.AST | None) -> bool:
+        """A plain function another checked file calls, never run here: said there."""
+        if self.foreign is None or getattr(func, "name", None) not in self.foreign.called_elsewhere:
+            return False
+        if self._names_read is None:
+            self._names_read = names_read(self.nodes)
+        uncalled = func not in self.entry_points and not self.callers.get(func)  # type: ignore[arg-type]
+        return uncalled and dormant_function(func, self.functions, self._names_read)
 
     def _only_under_no_grad(self, func: ast.AST | None, seen: set[ast.AST]) -> bool:
         if func is None or func in seen or func in self.entry_points:

@@ -182,3 +182,16 @@ def grad_off_for_good(nodes: list[ast.AST]) -> bool:
             if not (isinstance(flag, ast.Constant) and flag.value is False):
                 return False  # set_grad_enabled(True) or (phase == "train") somewhere
     return off
+
+
+def dormant_function(func: ast.AST | None, functions: dict[str, ast.AST], read: set[str]) -> bool:
+    """A plain module-level function, undecorated, whose name nothing in the file reads:
+    with no call of it here either, only other files run it (``apply.apply_to_file``)."""
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or func.decorator_list:
+        return False
+    return functions.get(func.name) is func and func.name not in read
+
+
+def names_read(nodes: list[ast.AST]) -> set[str]:
+    """Every name the file reads (a function handed on: ``Thread(target=worker)``)."""
+    return {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}

@@ -63,13 +63,17 @@ def _model_or_part(receiver: str | None, key: str) -> bool:
 # short capitalised name (``model.Enc(x)``, ``model.AE(x)``), a class's instance as ``G`` is.
 _SUBMODULE = re.compile(
     r"^([A-Z]|net_?[A-Z]\w*)$|encoder|decoder|generator|discriminator|backbone|classifier"
-    r"|critic|actor",
+    r"|extractor|(^|_)(critic|actor)(_|\d|$)",  # an actor, not a "factor"
     re.I,
 )
+# a method named for what it does (``model.get_encoder_ids(x)``), not a submodule's name
+_METHOD_VERB = re.compile(r"^(get|set|make|build|init|load|save|reset|freeze|update)_", re.I)
 _SHORT_CAPITALISED = re.compile(r"[A-Z][A-Za-z0-9]{1,3}")
 
 
 def _submodule_name(name: str) -> bool:
+    if _METHOD_VERB.match(name):
+        return False
     return bool(_SUBMODULE.search(name) or _SHORT_CAPITALISED.fullmatch(name))
 
 

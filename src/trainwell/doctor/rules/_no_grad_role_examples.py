@@ -300,6 +300,37 @@ _GRAD_ON_PURPOSE_EXAMPLES = (
     ),
 )
 
+# a model's attribute called after eval(): a submodule by its name, or a method by its verb
+_ATTRIBUTE_RUN = """\
+class Instructor:
+    def evaluate(self, loader):
+        self.model.eval()
+        found = []
+        for ids, labels in loader:
+            with torch.no_grad():
+                logits = self.model(ids)
+            ids = self.model.{attribute}(ids)
+            found.append((logits.argmax(-1), ids))
+        return found
+
+
+print(Instructor().evaluate(test_loader))
+"""
+
+_ATTRIBUTE_EXAMPLES = (
+    Example(
+        "a_feature_extractor_run_after_eval",
+        _ATTRIBUTE_RUN.format(attribute="feature_extractor"),
+        [(8, "TW012")],
+    ),
+    Example(
+        # "actor" inside "extractor", and a getter's verb: an index helper, not a network
+        "a_getter_of_token_ids_named_for_an_extractor",
+        _ATTRIBUTE_RUN.format(attribute="get_ids_for_local_context_extractor"),
+        [],
+    ),
+)
+
 ROLE_EXAMPLES = (
     _TARGET_EXAMPLES
     + _CLASS_EXAMPLES
@@ -308,4 +339,5 @@ ROLE_EXAMPLES = (
     + _METHOD_EXAMPLES
     + _MOVED_CRITERION_EXAMPLES
     + _GRAD_ON_PURPOSE_EXAMPLES
+    + _ATTRIBUTE_EXAMPLES
 )
