@@ -506,7 +506,7 @@ class _Flow:
             if tail in CONSUMING_METHODS:
                 self.sunk |= passed
                 return own
-        if tail in CUTTING_FUNCTIONS or is_metric(tail) or writes_out(tail):
+        if tail in CUTTING_FUNCTIONS or is_metric(tail) or writes_out(name):
             return own | self.cut(passed, tail in VALUE_KEEPING, to_host=True)
         if name.startswith("sklearn."):  # roc_auc_score(labels, scores): NumPy and floats
             return own | self.cut(passed, True, to_host=True)

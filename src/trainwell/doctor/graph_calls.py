@@ -10,6 +10,7 @@ those that put it in a container, and the libraries that compute on it without k
 from __future__ import annotations
 
 import ast
+import re
 from typing import TypeVar
 
 from ._astutil import walk
@@ -148,9 +149,22 @@ def is_metric(name: str) -> bool:
 
 def writes_out(name: str) -> bool:
     """``plot_reconstructions(x, x_mean)``, ``save_samples(out)``, ``visualize(pred)``: a
-    function of the project that shows or writes what it is given, and keeps none of it."""
-    return name.lower().split("_")[0] in _WRITER_WORDS
+    function of the project that shows or writes what it is given, and keeps none of it;
+    or a logger's method (``self.logger.log_train(step, loss, samples)``)."""
+    tail = name.rpartition(".")[2]
+    return tail.lower().split("_")[0] in _WRITER_WORDS or logs_out(name)
 
+
+def logs_out(name: str) -> bool:
+    """``self.logger.log_train(step, loss, samples)``, ``tb_writer.add_images(...)``: a
+    method of a logger (by the receiver's name) that records what it is given."""
+    receiver, _, method = name.rpartition(".")
+    holder = receiver.rpartition(".")[2]
+    return bool(_LOGGER.search(holder)) and method.lower().startswith(_LOGGING_VERBS)
+
+
+_LOGGER = re.compile(r"(^|_)(logger|writer|tb|tensorboard|tracker|visualizer|wandb)s?$", re.I)
+_LOGGING_VERBS = ("log", "add_", "write", "record", "save", "plot", "show")
 
 # (not ``vis``: ``self.vis_encoder(feats)`` is a model's part)
 _WRITER_WORDS = {"plot", "save", "show", "visualize", "visualise", "draw", "display", "print",

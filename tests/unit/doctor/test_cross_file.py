@@ -551,7 +551,7 @@ def count_accuracy(logits, label):
 
 
 def keep(logits, label):
-    return tracker.record(logits, label)
+    return bank.store(logits, label)
 """
 
 VALIDATE_WITH = """

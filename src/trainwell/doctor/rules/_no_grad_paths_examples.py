@@ -178,7 +178,7 @@ PATH_EXAMPLES = (
                         opt.step()
                     best, _ = torch.max(out, dim=1)
                     scores.append(best)
-                writer.log_scores(phase, torch.cat(scores))
+                bank.store_scores(phase, torch.cat(scores))
         """,
         [],
     ),

@@ -331,6 +331,20 @@ _ATTRIBUTE_EXAMPLES = (
     ),
 )
 
+# handed to a logger's method: recorded, not kept for a backward
+_LOGGED = """\
+for x, y in test_loader:
+    pred = net(x)
+    {receiver}.log_images(x, y, pred)
+"""
+
+_LOGGED_EXAMPLES = (
+    Example(
+        "predictions_handed_to_a_loggers_method", _LOGGED.format(receiver="logger"), [(2, "TW012")]
+    ),
+    Example("predictions_handed_to_an_unknown_objects_method", _LOGGED.format(receiver="bank"), []),
+)
+
 ROLE_EXAMPLES = (
     _TARGET_EXAMPLES
     + _CLASS_EXAMPLES
@@ -340,4 +354,5 @@ ROLE_EXAMPLES = (
     + _MOVED_CRITERION_EXAMPLES
     + _GRAD_ON_PURPOSE_EXAMPLES
     + _ATTRIBUTE_EXAMPLES
+    + _LOGGED_EXAMPLES
 )
