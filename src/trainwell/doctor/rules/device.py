@@ -110,6 +110,17 @@ TW019 = Rule(
             """,
             [(5, "TW019")],
         ),
+        Example(
+            # gather() and squeeze(): a tensor's methods, never a module's
+            "discarded_to_of_a_gathered_tensor",
+            """\
+            def last_relevant(output, masks):
+                last_output = output.gather(1, masks).squeeze(1)
+                last_output.to(output.device)
+                return last_output
+            """,
+            [(3, "TW019")],
+        ),
     ),
 )
 
@@ -209,7 +220,8 @@ def _made_by_arithmetic(w: ScopeWalker, name: str, at: ast.expr) -> bool:
 # Methods that only a tensor has (not a module, an array, an image or a list).
 _TENSOR_ONLY = {
     "unsqueeze", "permute", "contiguous", "detach", "view_as", "expand_as", "type_as",
-    "masked_fill", "index_select", "narrow",
+    "masked_fill", "index_select", "narrow", "gather", "squeeze", "view", "reshape",
+    "flatten", "transpose", "clone",
 }  # fmt: skip
 
 
