@@ -164,7 +164,11 @@ def _check_text(
         return [f for f in raw if _selected(f.code, select_codes, ignore_codes)]
     try:
         foreign = project.foreign_for(Path(path), tree) if project is not None else None
-        raw_findings += FileAnalysis(tree, version, checks, foreign).run()
+        analysis = FileAnalysis(tree, version, checks, foreign)
+        if project is not None:
+            file = Path(path).resolve()
+            analysis.called_elsewhere = lambda name: project.calls_across.called(file, name)
+        raw_findings += analysis.run()
     except Exception as exc:  # pragma: no cover - defensive (RecursionError included)
         # A checker bug on one odd file must not abort a CI run over a whole tree; say so
         # on stderr and treat the file as clean (precision first).

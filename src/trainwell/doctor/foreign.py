@@ -66,8 +66,6 @@ class Foreign:
 
     names: dict[str, ForeignClass | ForeignFunction] = field(default_factory=dict)
     modules: dict[str, dict[str, ForeignClass | ForeignFunction]] = field(default_factory=dict)
-    # this file's functions that other checked files call (``apply.apply_to_file(...)``)
-    called_elsewhere: frozenset[str] = frozenset()
 
 
 def reached_twice(findings: list[RawFinding], tree: ast.AST) -> list[RawFinding]:

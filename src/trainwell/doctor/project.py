@@ -24,7 +24,7 @@ from .class_facts import no_grad_methods
 from .events import Summary
 from .foreign import Foreign, ForeignClass, ForeignFunction, ForeignNode
 from .graph_calls import NOT_FOLLOWED_METHODS
-from .project_calls import calls_into
+from .project_calls import CallsAcrossFiles
 from .recovery import parse_recovering
 from .scope_state import ClassInfo, class_method
 from .sources import SourceError, read_python
@@ -75,7 +75,7 @@ class ProjectIndex:
             self.by_name.setdefault(_module_name(key), key)
         self._facts: dict[Path, ModuleFacts | None] = {}
         self._busy: set[Path] = set()
-        self._calls_into: dict[Path, set[str]] | None = None
+        self.calls_across = CallsAcrossFiles(self.checked)
 
     # -- resolution -----------------------------------------------------------------------
     def _file_at(self, base: Path, parts: list[str]) -> Path | None:
@@ -179,14 +179,7 @@ class ProjectIndex:
                         foreign.names[local] = symbol
         for name, symbol in starred.items():
             foreign.names.setdefault(name, symbol)
-        foreign.called_elsewhere = frozenset(self.called_from_other_files(importer))
-        return foreign if foreign.names or foreign.modules or foreign.called_elsewhere else None
-
-    def called_from_other_files(self, file: Path) -> set[str]:
-        """Names of ``file``'s functions that the other checked files call."""
-        if self._calls_into is None:
-            self._calls_into = calls_into(self.checked, self.resolve)
-        return self._calls_into.get(file.resolve(), set())
+        return foreign if foreign.names or foreign.modules else None
 
     def _defined_in_folder(self, importer: Path, node: ast.ImportFrom, name: str) -> Symbol | None:
         """``from core.utils import Trainer`` where ``core/utils/`` is a folder of the project

@@ -55,3 +55,9 @@ def test_said_inside_when_this_file_also_runs_it(tmp_path: Path) -> None:
     runs_it = APPLY + "\n\nprint(apply_to_file(build_model(), 'a.pt'))\n"
     paths = [write(tmp_path, "apply.py", runs_it), write(tmp_path, "main.py", MAIN)]
     assert ("apply.py", 6, "TW012") in found(paths)
+
+
+def test_said_at_the_call_of_a_name_imported_from_it(tmp_path: Path) -> None:
+    main = 'from apply import apply_to_file\n\nprint(apply_to_file(build_model(), "a.wav"))\n'
+    paths = [write(tmp_path, "apply.py", APPLY), write(tmp_path, "main.py", main)]
+    assert found(paths) == {("main.py", 3, "TW012")}
