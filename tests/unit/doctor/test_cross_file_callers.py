@@ -46,7 +46,7 @@ def test_said_at_the_other_files_call_only(tmp_path: Path) -> None:
     assert found(paths) == {("main.py", 4, "TW012")}
 
 
-def test_said_inside_when_no_checked_file_calls_it(tmp_path: Path) -> None:
+def test_said_inside_when_no_file_calls_it(tmp_path: Path) -> None:
     # alone, the helpers module is all there is: its own call chain is the evidence
     assert found([write(tmp_path, "apply.py", APPLY)]) == {("apply.py", 6, "TW012")}
 
@@ -61,3 +61,10 @@ def test_said_at_the_call_of_a_name_imported_from_it(tmp_path: Path) -> None:
     main = 'from apply import apply_to_file\n\nprint(apply_to_file(build_model(), "a.wav"))\n'
     paths = [write(tmp_path, "apply.py", APPLY), write(tmp_path, "main.py", main)]
     assert found(paths) == {("main.py", 3, "TW012")}
+
+
+def test_a_caller_beside_it_counts_when_the_module_is_checked_alone(tmp_path: Path) -> None:
+    # doctor apply.py, with main.py beside it: the finding is main.py's, where it is said
+    apply = write(tmp_path, "apply.py", APPLY)
+    write(tmp_path, "main.py", MAIN)
+    assert found([apply]) == set()
