@@ -70,6 +70,8 @@ class ExpressionWalker(CallResolution, CallEffects):
             value = Value(V.LOSS, flags=frozenset({V.UNSCALED}) if raw else frozenset())
             if raw and _graphless_output(self, value_node):
                 value = Value(V.TENSOR)  # the output of a forward run under no_grad
+        if value is None and not self.no_grad() and name not in self.backward_involved:
+            value = Value(V.LOSS) if V.hand_written_loss(name, value_node, self.lookup) else None
         if value is not None and value.kind == V.LOSS and self.surely_no_grad[-1]:
             value = Value(V.TENSOR)  # a loss computed under torch.no_grad(): no graph
         self.env[name] = value

@@ -484,3 +484,23 @@ def subscript_value(base: Value | None) -> Value | None:
     if base.kind == LOSS:
         return base
     return None
+
+
+_LOSS_NAME = re.compile(r"(\w+_)?loss", re.I)
+_CUT_CALLS = {"item", "tolist", "numpy", "detach", "cpu", "float", "int"}
+
+
+def hand_written_loss(name: str, node: ast.expr | None, lookup) -> bool:
+    """``loss = -torch.mean(torch.log(prob) * target)``: named a loss, computed from a
+    model's output (``prob = model(x)``) by arithmetic and torch calls, nothing cut."""
+    if node is None or "." in name or not _LOSS_NAME.fullmatch(name):
+        return False
+    if not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Call)):
+        return False
+    if any(
+        isinstance(n, ast.Attribute) and (n.attr in _CUT_CALLS or n.attr == "data")
+        for n in ast.walk(node)
+    ):
+        return False
+    outputs = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id != name]
+    return any((v := lookup(n.id)) is not None and v.kind == OUTPUT for n in outputs)

@@ -13,6 +13,7 @@ from ..events import CALL
 from ..values import Value
 from ._common import report
 from ._kept_values import uncut_names
+from ._loss_graph_eval_examples import EVALUATION_EXAMPLES
 from ._loss_graph_examples import KEPT_EXAMPLES, SUMMED_EXAMPLES
 from ._registry import Example, Rule, accumulate_check, in_loop
 
@@ -206,7 +207,8 @@ TW011 = Rule(
         ),
     )
     + KEPT_EXAMPLES
-    + SUMMED_EXAMPLES,
+    + SUMMED_EXAMPLES
+    + EVALUATION_EXAMPLES,
 )
 
 
