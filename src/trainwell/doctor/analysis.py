@@ -148,8 +148,7 @@ class FileAnalysis:
         # who calls each function, and whether under no_grad (None: module level)
         self.callers: dict[ast.AST, list[tuple[bool, ast.AST | None]]] = {}
         self._names_read: set[str] | None = None
-        # (name) -> does another checked file call ``name`` of this one? (set for a project)
-        self.called_elsewhere: Callable[[str], bool] | None = None
+        self.called_elsewhere: Callable[[str], bool] | None = None  # (set for a project)
         self.calls_of: dict[ast.AST, list[ast.Call | None]] = {}  # the calls, as in callers
         self.seeds: dict[ast.AST, dict[str, Value | None]] = {}
         self._new_seeds: dict[ast.AST, dict[str, Value | None]] = {}
@@ -366,11 +365,12 @@ class FileAnalysis:
         ]
 
     def _dormant(self, func: ast.AST | None) -> bool:
-        """A plain function another checked file calls, never run here: said there."""
-        if self.called_elsewhere is None or func in self.entry_points or self.callers.get(func):  # type: ignore[arg-type]
+        """A plain function another file calls, never run here, training nothing: said there."""
+        if self.called_elsewhere is None or self.callers.get(func) or self._trains(func):  # type: ignore[arg-type]
             return False
         read = self._names_read = self._names_read or names_read(self.nodes)  # Thread(target=f)
-        return dormant_function(func, self.functions, read) and self.called_elsewhere(func.name)  # type: ignore[union-attr]
+        dormant = func not in self.entry_points and dormant_function(func, self.functions, read)
+        return dormant and self.called_elsewhere(func.name)  # type: ignore[union-attr]
 
     def _only_under_no_grad(self, func: ast.AST | None, seen: set[ast.AST]) -> bool:
         if func is None or func in seen or func in self.entry_points:

@@ -68,3 +68,30 @@ def test_a_caller_beside_it_counts_when_the_module_is_checked_alone(tmp_path: Pa
     apply = write(tmp_path, "apply.py", APPLY)
     write(tmp_path, "main.py", MAIN)
     assert found([apply]) == set()
+
+
+TRAINER = """
+import torch
+
+
+def evaluate(model, x):
+    model.eval()
+    score = model(x).argmax(1)
+    model.train()
+    return score
+
+
+def train(model, loader, optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+        print(evaluate(model, x))
+"""
+
+
+def test_a_training_function_called_elsewhere_keeps_its_helpers_finding(tmp_path: Path) -> None:
+    # nobody runs a training step under no_grad: its evaluation helper is said inside
+    trainer = write(tmp_path, "trainer.py", TRAINER)
+    write(tmp_path, "main.py", "import trainer\n\ntrainer.train(net, loader, opt)\n")
+    assert found([trainer]) == {("trainer.py", 6, "TW012")}
