@@ -145,8 +145,7 @@ class FileAnalysis:
         self.collect = False
         self.summaries: dict[ast.AST, Summary | None] = {}
         self.call_sites: dict[ast.AST, list[bool]] = {}
-        # who calls each function, and whether under no_grad (None: module level)
-        self.callers: dict[ast.AST, list[tuple[bool, ast.AST | None]]] = {}
+        self.callers: dict[ast.AST, list[tuple[bool, ast.AST | None]]] = {}  # (no_grad, caller)
         self._names_read: set[str] | None = None
         self.called_elsewhere: Callable[[str], bool] | None = None  # (set for a project)
         self.calls_of: dict[ast.AST, list[ast.Call | None]] = {}  # the calls, as in callers
@@ -366,10 +365,11 @@ class FileAnalysis:
 
     def _dormant(self, func: ast.AST | None) -> bool:
         """A plain function another file calls, never run here, training nothing: said there."""
-        if self.called_elsewhere is None or self.callers.get(func) or self._trains(func):  # type: ignore[arg-type]
+        trains = getattr(self.summaries.get(func), "trains", False)  # type: ignore[arg-type]
+        if self.called_elsewhere is None or self.callers.get(func) or trains:  # type: ignore[arg-type]
             return False
-        read = self._names_read = self._names_read or names_read(self.nodes)  # Thread(target=f)
-        dormant = func not in self.entry_points and dormant_function(func, self.functions, read)
+        self._names_read = self._names_read or names_read(self.nodes)  # Thread(target=f)
+        dormant = dormant_function(func, self.functions, self._names_read, self.entry_points)
         return dormant and self.called_elsewhere(func.name)  # type: ignore[union-attr]
 
     def _only_under_no_grad(self, func: ast.AST | None, seen: set[ast.AST]) -> bool:

@@ -184,12 +184,14 @@ def grad_off_for_good(nodes: list[ast.AST]) -> bool:
     return off
 
 
-def dormant_function(func: ast.AST | None, functions: dict[str, ast.AST], read: set[str]) -> bool:
-    """A plain module-level function, undecorated, whose name nothing in the file reads:
-    with no call of it here either, only other files run it (``apply.apply_to_file``)."""
+def dormant_function(
+    func: ast.AST | None, functions: dict[str, ast.AST], read: set[str], entry_points: set
+) -> bool:
+    """A plain module-level function, undecorated, not an entry point, whose name nothing in
+    the file reads: with no call of it here either, only other files run it."""
     if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or func.decorator_list:
         return False
-    return functions.get(func.name) is func and func.name not in read
+    return functions.get(func.name) is func and func.name not in read and func not in entry_points
 
 
 def names_read(nodes: list[ast.AST]) -> set[str]:
