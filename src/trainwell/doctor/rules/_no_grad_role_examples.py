@@ -345,6 +345,29 @@ _LOGGED_EXAMPLES = (
     Example("predictions_handed_to_an_unknown_objects_method", _LOGGED.format(receiver="bank"), []),
 )
 
+_TRAINER_EXAMPLES = (
+    Example(
+        # a trainer's self is no model: the student's eval() leaves the teacher's forward
+        # to be judged on its own, a second model of the block
+        "a_trainers_teacher_beside_its_student_in_eval",
+        """\
+        class Trainer:
+            def evaluate(self):
+                self.student.eval()
+                agree = 0
+                for x, y in self.loader:
+                    soft = self.teacher(x)
+                    logits = self.student(x)
+                    agree += (logits.argmax(1) == soft.argmax(1)).sum().item()
+                return agree
+
+
+        print(Trainer().evaluate())
+        """,
+        [(6, "TW012"), (7, "TW012")],
+    ),
+)
+
 ROLE_EXAMPLES = (
     _TARGET_EXAMPLES
     + _CLASS_EXAMPLES
@@ -355,4 +378,5 @@ ROLE_EXAMPLES = (
     + _GRAD_ON_PURPOSE_EXAMPLES
     + _ATTRIBUTE_EXAMPLES
     + _LOGGED_EXAMPLES
+    + _TRAINER_EXAMPLES
 )

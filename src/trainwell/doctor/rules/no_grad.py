@@ -542,7 +542,8 @@ def _reported_by_eval_rule(
         first, last = loop.lineno, getattr(loop, "end_lineno", None) or last
     elif w.func is not None and not trains:
         first, last = w.func.lineno, getattr(w.func, "end_lineno", None) or last
-    models = {model, *_parents(model)}
+    # (``self`` of a trainer is no model: its student's eval() says nothing of its teacher)
+    models = {model, *(p for p in _parents(model) if p != "self" or is_module_method(w))}
     since = _put_in_eval_before(w, event, models)
     if since is not None:  # the region the eval() opened: a sampling block of two loops
         first = min(first, since)
