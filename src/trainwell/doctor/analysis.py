@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from . import values as V
-from ._astutil import Imports, dotted, names_in, walk
+from ._astutil import Imports, dotted, walk
 from .class_facts import (
     binds_self,
     classes_built,
@@ -58,6 +58,7 @@ from .run_sites import (
     lightning_hooks,
     names_read,
     node_at,
+    trains_by_a_parameter,
 )
 from .scope_facts import ScopeFacts, scope_facts
 from .scope_state import ClassInfo, WalkHooks, keeps_no_weights
@@ -335,7 +336,7 @@ class FileAnalysis:
         if summary is None or not summary.trains:
             return False
         # run(loader, train=False): a caller may ask for its evaluation, under no_grad
-        return not _trains_by_a_parameter(func)
+        return not trains_by_a_parameter(func, summary.training_sites)
 
     def training_switches(
         self, func: ast.FunctionDef | ast.AsyncFunctionDef
@@ -525,20 +526,6 @@ def _in_its_thread(finding: RawFinding, func: ast.AST | None, handed_over: set) 
         "with autograd on whatever its caller's no_grad: turn it off inside"
     )
     return replace(finding, message=finding.message + note)
-
-
-def _trains_by_a_parameter(func: ast.AST) -> bool:
-    """Some call of ``func`` (its backward(), step() or training helper) sits under an if
-    that tests one of its parameters (``if train:``, ``if phase == "train":``)."""
-    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return True
-    params = {a.arg for a in (*func.args.args, *func.args.kwonlyargs)} - {"self"}
-    return any(
-        isinstance(node, ast.If)
-        and names_in(node.test) & params
-        and any(isinstance(n, ast.Call) for stmt in node.body for n in walk(stmt))
-        for node in walk(func)
-    )
 
 
 @dataclass

@@ -63,6 +63,9 @@ class Summary:
     params: list[str]
     backward: list[ast.AST] = field(default_factory=list)
     steps: list[ast.AST] = field(default_factory=list)
+    # the function's own statements that train: its backward() and step() calls, and its
+    # calls of functions that run either (where a parameter's test may gate them)
+    training_sites: list[ast.AST] = field(default_factory=list)
     zero_grad: bool = False
     train_loop: bool = False
     sched_steps: set[str] = field(default_factory=set)

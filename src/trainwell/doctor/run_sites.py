@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ._astutil import Imports, dotted, last_part, walk
+from ._astutil import Imports, dotted, last_part, names_in, walk
 from .events import RawFinding
 
 
@@ -197,3 +197,18 @@ def dormant_function(
 def names_read(nodes: list[ast.AST]) -> set[str]:
     """Every name the file reads (a function handed on: ``Thread(target=worker)``)."""
     return {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def trains_by_a_parameter(func: ast.AST, training_sites: list[ast.AST]) -> bool:
+    """A call of ``func`` that trains sits under an if testing one of its parameters
+    (``if train:``; not ``if args.is_per: agent.increase_beta(t)``)."""
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return True
+    params = {a.arg for a in (*func.args.args, *func.args.kwonlyargs)} - {"self"}
+    sites = {id(n) for n in training_sites}
+    return any(
+        isinstance(node, ast.If)
+        and names_in(node.test) & params
+        and any(id(n) in sites for stmt in (*node.body, *node.orelse) for n in walk(stmt))
+        for node in walk(func)
+    )

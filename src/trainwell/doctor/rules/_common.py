@@ -136,6 +136,8 @@ def summarize(w: ScopeWalker) -> Summary:
     """What callers of this scope need to know (see :class:`~.analysis.Summary`)."""
     summary = Summary(params=list(w.params))
     for e in w.events:
+        if is_training(e):
+            summary.training_sites.append(e.node)
         if e.kind == BACKWARD:
             summary.backward.append(e.node)
         elif e.kind == STEP and not (e.value is not None and V.OVER_INPUTS in e.value.flags):
@@ -237,7 +239,7 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
         event = by_node.get(node)
         if event is None:
             continue
-        if updates and not (_after_eval(w, event) or frozen(w, event) or in_a_test_loop(w, event)):
+        if updates and not (_after_eval(w, event) or frozen(w, event) or evaluation_of(w, event)):
             continue
         # a detached value of it feeds a loss (a target network's bootstrap, a baseline):
         # part of the training step, unless the model is frozen in eval() (a teacher)
@@ -262,6 +264,9 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
         )
         if in_step and not (_after_eval(w, event) or frozen(w, event)):
             continue
+        if updates and site is node and event.kind == CALL and event.summary is not None:
+            # self.evaluate_agent(env): said at its forward, inside the method of this file
+            site = next(iter(event.summary.discards), site)
         kept.append((node, site))
     return kept
 
@@ -340,8 +345,16 @@ def _dead_in_phase(w: ScopeWalker, e: Event, assume: dict[str, str]) -> bool:
     return False
 
 
-def in_a_test_loop(w: ScopeWalker, event: Event) -> bool:
-    """``event`` runs in a loop over batches that trains nothing (a ``fit()``'s test loop)."""
+def evaluation_of(w: ScopeWalker, event: Event) -> bool:
+    """In a model's own training method, ``event`` evaluates: it runs in a loop over batches
+    that trains nothing (a ``fit()``'s test loop), or it calls another method of the model
+    that trains nothing and returns no detached forward, a target (``self.evaluate_agent(
+    env)`` every k updates; not ``values, adv = self.advantages(states, rewards)``)."""
+    node = event.node
+    summary = event.summary if event.kind == CALL else None
+    helper = summary is not None and not summary.trains and not summary.returns_cut
+    if helper and dotted(getattr(getattr(node, "func", None), "value", None)) == "self":
+        return True
     for loop_id in event.loops:
         if w.loops[loop_id].kind == "batch":
             return not any(is_training(e) for e in events_in(w, loop_id))

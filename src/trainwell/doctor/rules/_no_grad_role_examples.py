@@ -368,6 +368,98 @@ _TRAINER_EXAMPLES = (
     ),
 )
 
+_LEARN = """\
+import torch.nn.functional as F
+
+
+def train_step(net, opt, x, y):
+    loss = F.cross_entropy(net(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
+def learn(args, net, opt, data, log):
+    for step, (x, y) in enumerate(data):
+        if args.{flag}:
+            {gated}
+        if len(y) > 1:
+            {step}
+        if step % 100 == 0:
+            log.info((net(x).argmax(1) == y).float().mean().item())
+"""
+
+# A training function that no call in the file runs (a launcher elsewhere does), training
+# only on some calls: nobody calls it under no_grad, so its evaluation stands; unless a
+# test of a parameter gates its training (``if args.train: train_step(...)``), when a
+# caller may want only its evaluation, under no_grad
+_GATED_EXAMPLES = (
+    Example(
+        "a_parameter_gating_other_work_leaves_the_function_a_trainer",
+        _LEARN.format(
+            flag="warmup", gated='log.info("warming up")', step="train_step(net, opt, x, y)"
+        ),
+        [(18, "TW012")],
+    ),
+    Example(
+        "a_parameter_gating_the_training_step_leaves_the_evaluation_to_the_caller",
+        _LEARN.format(flag="train", gated="train_step(net, opt, x, y)", step="pass"),
+        [],
+    ),
+)
+
+_AGENT = """\
+import torch
+import torch.nn as nn
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.actor = nn.Linear(4, 2)
+        self.opt = torch.optim.Adam(self.parameters())
+
+    def evaluate_agent(self, env, episodes):
+        total = 0.0
+        for _ in range(episodes):
+            obs, done = env.reset(), False
+            while not done:
+                action = self.actor(obs).argmax(-1)
+                obs, reward, done = env.step(action.item())
+                total += reward
+        return total / episodes
+
+    def train_agent(self, env, batches):
+        for i, (x, y) in enumerate(batches):
+            loss = ((self.actor(x) - y) ** 2).mean()
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+            if i % 100 == 0:
+                {evaluate}
+
+
+Agent().train_agent(env, batches)
+"""
+
+# A model's own training method that calls its own evaluation method: the evaluation's
+# forward runs with autograd on, said inside the method (the model's own update helpers,
+# whose detached values are targets, stay the update's business)
+_OWN_EVALUATION_EXAMPLES = (
+    Example(
+        "a_model_s_training_method_runs_its_own_evaluation_method",
+        _AGENT.format(evaluate="print(self.evaluate_agent(env, 3))"),
+        [(16, "TW012")],
+    ),
+    Example(
+        "a_model_s_training_method_runs_its_own_evaluation_under_no_grad",
+        _AGENT.format(
+            evaluate="with torch.no_grad():\n                    print(self.evaluate_agent(env, 3))"
+        ),
+        [],
+    ),
+)
+
 ROLE_EXAMPLES = (
     _TARGET_EXAMPLES
     + _CLASS_EXAMPLES
@@ -379,4 +471,6 @@ ROLE_EXAMPLES = (
     + _ATTRIBUTE_EXAMPLES
     + _LOGGED_EXAMPLES
     + _TRAINER_EXAMPLES
+    + _GATED_EXAMPLES
+    + _OWN_EVALUATION_EXAMPLES
 )

@@ -27,9 +27,9 @@ from ..flow_result import built_parameterless, weightless_model
 from ..foreign import ForeignNode
 from ..sources import silenced_elsewhere
 from ._common import (
+    evaluation_of,
     flow_of,
     frozen,
-    in_a_test_loop,
     in_training_iteration,
     inference_discards,
     is_module_method,
@@ -299,7 +299,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     for node, site in inference_discards(w):
         what = dotted(node.func) if isinstance(node, ast.Call) else None
         event = by_node.get(node)
-        if own_method and (event is None or not in_a_test_loop(w, event)):
+        if own_method and (event is None or not evaluation_of(w, event)):
             continue  # a model's own update (fit(), train()): only its test loop is inference
         model = (event.receiver if event is not None else None) or _method_owner(w, what)
         # one finding per model and inference block: the whole scope when it does not
