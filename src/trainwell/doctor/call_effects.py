@@ -17,7 +17,7 @@ import re
 
 from . import values as V
 from ._astutil import argument, dotted, last_part, names_in
-from .class_facts import runs_forward, runs_own_layers
+from .class_facts import computes_its_loss, runs_forward, runs_own_layers
 from .events import (
     BACKWARD,
     CALL,
@@ -134,7 +134,8 @@ class CallEffects(ScopeState):
             layers = given and runs_own_layers(
                 getattr(self.fa.classes.get(recv.cls or ""), "node", None), method
             )
-            if (runs_forward(method) and given) or method == "module" or layers:
+            unseen = given and computes_its_loss(method) and recv.cls not in self.fa.classes
+            if (runs_forward(method) and given) or method == "module" or layers or unseen:
                 self.emit(FORWARD, call, receiver=self.model_key(recv_name))
                 return self._model_output(recv)
             if V.SUBMODULE in recv.flags and call.args and method not in V.MODULE_SELF_METHODS:
@@ -186,6 +187,16 @@ class CallEffects(ScopeState):
             precision = arg_vals[1]
             amp = precision is not None and precision.kind == V.SCALER and V.FP16 in precision.flags
             self.emit(BACKWARD, call, value=arg_vals[0], receiver=dotted(call.args[0]), amp=amp)
+            return None
+        if recv_name == "torch.autograd.backward":
+            # torch.autograd.backward([loss1, loss2]): the losses it is handed
+            first = call.args[0]
+            first = (
+                first.elts[0] if isinstance(first, (ast.List, ast.Tuple)) and first.elts else first
+            )
+            self.emit(
+                BACKWARD, call, value=self.lookup(dotted(first) or ""), receiver=dotted(first)
+            )
             return None
         engine = recv_name is not None and any(w in recv_name.lower() for w in ENGINE_WORDS)
         if engine and call.args:
@@ -257,6 +268,8 @@ class CallEffects(ScopeState):
             inner = arg_vals[0]
             if inner.kind == V.LOADER:  # pbar = tqdm(loader): iterating it is the batch loop
                 return inner.plus(V.ENUMERATED) if tail == "enumerate" else inner
+        if qual == "torch.autograd.backward" and call.args:
+            return self._backward(call, None, qual, None, arg_vals)
         if tail in CLIP_FUNCTIONS and qual.startswith("torch."):
             self.emit(CLIP, call)
             return None

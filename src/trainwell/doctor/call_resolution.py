@@ -226,7 +226,14 @@ class CallResolution(ScopeState):
         if not self._runs_inference(
             func, summary, switch.reaches(func, summary.grad_forwards, value)
         ):
-            return inference
+            # iterate(model, loader, mode="val"): only the forwards of the arm it takes
+            inside = {id(n) for n in walk(func)}
+            forwards = {
+                k: n
+                for k, n in summary.forwards.items()
+                if id(n) not in inside or switch.reaches(func, [n], value)
+            }
+            return replace(inference, forwards=forwards)
         if self._first_report(("switch", func)):
             # stands where this scope is run outside no_grad, as a finding of its own
             finding = RawFinding(

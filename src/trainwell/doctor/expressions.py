@@ -46,8 +46,10 @@ class ExpressionWalker(CallResolution, CallEffects):
                 # for k, v in losses.items(): losses[k] = v.item(): a dict of numbers now
                 self.env[container] = Value(V.NUMBER)  # type: ignore[index]
                 return
-            if not isinstance(target.slice, ast.Constant):
-                # losses["d"] = d_loss overwrites one slot: it keeps one graph, not a history
+            fixed = isinstance(target.slice, ast.Name) and target.slice.id in self.params
+            if not (isinstance(target.slice, ast.Constant) or fixed):
+                # losses["d"] = d_loss, or self.losses[name] of the method's parameter,
+                # overwrites one slot per call: it keeps one graph, not a history
                 self._at_accumulate(container_of(target.value), value, target)
             return
         name = dotted(target)
@@ -55,7 +57,7 @@ class ExpressionWalker(CallResolution, CallEffects):
             return
         if value is None and self._rebound_to_a_function(name, value_node):
             value = Value(V.FUNCTION)
-        added = _added_to(name, value_node)
+        added = V.added_to(name, value_node)
         if added is not None:  # total = total + loss: as total += loss
             self._at_accumulate(name, self.lookup(dotted(added)), value_node)  # type: ignore[arg-type]
         if (
@@ -80,7 +82,9 @@ class ExpressionWalker(CallResolution, CallEffects):
             attr = name[5:]
             value = V.as_attribute(value)
             previous = self.cls.attrs.get(attr, value)
-            if not self.fa.collect:
+            # self.scheduler = None where there is none: the attribute, when set, is the other
+            none = isinstance(value_node, ast.Constant) and value_node.value is None
+            if not self.fa.collect and not none:
                 joined = value if previous == value else V.merge_binding(previous, value)
                 self.cls.attrs[attr] = joined
 
@@ -517,32 +521,6 @@ def _to_number(value: Value | None, node: ast.expr | None) -> bool:
     if isinstance(func, ast.Attribute):
         return func.attr in {"item", "tolist"} and not node.args
     return isinstance(func, ast.Name) and func.id in {"float", "int"}
-
-
-def _added_to(name: str, node: ast.expr | None) -> ast.expr | None:
-    """The name added in ``name = name + other`` (``other`` a plain name or attribute),
-    also as a running mean: ``err = err * i / (i + 1) + loss / (i + 1)``,
-    ``avg = 0.9 * avg + 0.1 * loss``."""
-    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
-        return None
-    for mine, other in ((node.left, node.right), (node.right, node.left)):
-        if name in _scaled_names(mine):
-            others = [n for n in _scaled_names(other) if n != name]
-            if len(others) == 1:
-                return ast.parse(others[0], mode="eval").body
-    return None
-
-
-def _scaled_names(node: ast.expr) -> list[str]:
-    """``loss`` of ``loss``, ``loss / (i + 1)``, ``0.1 * loss``, ``err * i / n``."""
-    plain = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
-    if plain is not None:
-        return [plain]
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
-        if isinstance(node.op, ast.Div):
-            return _scaled_names(node.left)
-        return _scaled_names(node.left) + _scaled_names(node.right)
-    return []
 
 
 # evaluate_model(), train_net(): a function named for what it does to a model, not a model

@@ -36,8 +36,9 @@ CUTTING_ATTRS = {
     "is_leaf", "grad_fn", "layout",
 }  # fmt: skip
 # Reading the output's shape is checking the model (``assert model(x).shape == ...`` in a
-# smoke test), not inference: it counts as a use.
-SHAPE_READS = {"shape", "size", "dim", "ndim", "dtype"}
+# smoke test), not inference: it counts as a use. Not its dtype, read to make a tensor
+# like it (``torch.ones_like(logits, dtype=logits.dtype)`` in a sampling helper).
+SHAPE_READS = {"shape", "size", "dim", "ndim"}
 # Functions (by the last part of their name) whose result carries no graph.
 CUTTING_FUNCTIONS = {
     "float", "int", "bool", "len", "str", "repr", "print", "format", "isinstance", "type",

@@ -161,7 +161,20 @@ def _inside_brackets(lines: list[str], index: int) -> bool:
     for ch in line.split("#", 1)[0]:
         depth += ch in "([{"
         depth -= ch in ")]}"
+    if depth < 0 and not _continues_previous(lines, index) and _balanced_before(lines, index):
+        return False  # a stray closer, nothing open before it: path = r'...\train.npy')
     return depth != 0 or _continues_previous(lines, index)
+
+
+def _balanced_before(lines: list[str], index: int) -> bool:
+    """The lines before ``index`` close every bracket they open (the tokenizer reaches
+    their end without an open multi-line statement)."""
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO("\n".join(lines[:index]) + "\n").readline):
+            pass
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return False
+    return True
 
 
 def _continues_previous(lines: list[str], index: int) -> bool:

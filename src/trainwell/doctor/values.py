@@ -504,3 +504,34 @@ def hand_written_loss(name: str, node: ast.expr | None, lookup) -> bool:
         return False
     outputs = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id != name]
     return any((v := lookup(n.id)) is not None and v.kind == OUTPUT for n in outputs)
+
+
+def added_to(name: str, node: ast.expr | None) -> ast.expr | None:
+    """The name added in ``name = name + other`` (``other`` a plain name or attribute),
+    also as a running mean: ``err = err * i / (i + 1) + loss / (i + 1)``,
+    ``avg = 0.9 * avg + 0.1 * loss``, or one position of a tuple running mean:
+    ``avg = (avg[0] * 0.99 + loss, avg[1] * 0.99 + 1.0)``."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return next(filter(None, (added_to(name, elt) for elt in node.elts)), None)
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+        return None
+    for mine, other in ((node.left, node.right), (node.right, node.left)):
+        if name in _scaled_names(mine):
+            others = [n for n in _scaled_names(other) if n != name]
+            if len(others) == 1:
+                return ast.parse(others[0], mode="eval").body
+    return None
+
+
+def _scaled_names(node: ast.expr) -> list[str]:
+    """``loss`` of ``loss``, ``loss / (i + 1)``, ``0.1 * loss``, ``err * i / n``, ``avg[0]``."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        node = node.value  # avg[0] of a tuple kept as (sum, count)
+    plain = dotted(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+    if plain is not None:
+        return [plain]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        if isinstance(node.op, ast.Div):
+            return _scaled_names(node.left)
+        return _scaled_names(node.left) + _scaled_names(node.right)
+    return []

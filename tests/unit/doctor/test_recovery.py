@@ -133,3 +133,17 @@ def test_lines_dedented_to_no_outer_level_are_each_reported_and_the_rest_checked
         "    " + LOAD
     )
     assert codes(text) == [(2, "TW015"), (6, "TW000"), (7, "TW000"), (10, "TW015")]
+
+
+def test_stray_closing_brackets_are_each_reported_and_the_rest_checked() -> None:
+    # path = r'...\train.npy') three times (heldout140's chrvt benchmarks): each line closes
+    # a bracket nothing opened, so each is blanked alone and the file after them is read
+    text = (
+        "import torch\n"
+        "train_path = r'...\\train.npy')\n"
+        "test_path = r'...\\test.npy')\n"
+        "latent_path = r'...\\latent.npy')\n" + LOAD
+    )
+    assert codes(text) == [(2, "TW000"), (3, "TW000"), (4, "TW000"), (5, "TW015")]
+    # a closing line of a bracket opened above is no stray closer: one finding, as before
+    assert codes("x = f(1,\n  2 3)\nimport torch\n" + LOAD)[0] == (2, "TW000")

@@ -1,9 +1,22 @@
 """TW017 examples: a running total of the loss averaged for the log, or a step counter
-spelled like the setting k (``step`` and ``args.step``), is no loss scaling."""
+spelled like the setting k (``step`` and ``args.step``), is no loss scaling; and
+``torch.autograd.backward([loss1, loss2])`` is a backward() of the losses it is handed."""
 
 from __future__ import annotations
 
 from ._registry import Example
+
+_TWO_HEADS = """\
+def train(model, loader, optimizer, iter_size):
+    for i, (x, y, z) in enumerate(loader):
+        seg, angle = model(x)
+        loss1 = F.cross_entropy(seg, y)
+        loss2 = F.cross_entropy(angle, z){divide}
+        torch.autograd.backward([loss1, loss2])
+        if i % iter_size == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+"""
 
 _CHUNKED = """\
 def train(model, loader, optimizer, conf):
@@ -93,6 +106,17 @@ COUNTER_EXAMPLES = (
                     optimizer.zero_grad()
                     step += 0
         """,
+        [],
+    ),
+    Example(
+        # torch.autograd.backward([loss1, loss2]) is a backward() of both losses
+        "losses_of_two_heads_backpropagated_with_torch_autograd",
+        _TWO_HEADS.format(divide=""),
+        [(6, "TW017")],
+    ),
+    Example(
+        "divided_losses_of_two_heads_backpropagated_with_torch_autograd",
+        _TWO_HEADS.format(divide="\n        loss1, loss2 = loss1 / iter_size, loss2 / iter_size"),
         [],
     ),
 )

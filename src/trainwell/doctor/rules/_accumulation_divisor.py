@@ -14,14 +14,16 @@ _COUNT_WORDS = ("step", "epoch", "iter", "total", "num", "count", "len", "size",
 
 def k_divides_something(w: ScopeWalker, k: ast.expr) -> bool:
     """``_divides_anything`` of the file, once per k (several gated steps share one)."""
-    cache: dict[str, bool] = w.fa.__dict__.setdefault("_divided_by", {})
-    key = dotted(k) or ast.dump(k)
+    cache: dict[tuple, bool] = w.fa.__dict__.setdefault("_divided_by", {})
+    # (a call of the accumulating function itself hands it k, for its gate: not a divisor)
+    own = getattr(w.func, "name", None)
+    key = (dotted(k) or ast.dump(k), own)
     if key not in cache:
-        cache[key] = _divides_anything(w.fa.nodes, k)
+        cache[key] = _divides_anything(w.fa.nodes, k, own)
     return cache[key]
 
 
-def _divides_anything(nodes: list[ast.AST], k: ast.expr) -> bool:
+def _divides_anything(nodes: list[ast.AST], k: ast.expr, own: str | None = None) -> bool:
     """Does k (or a multiple of it) divide anything but a count or a logged number in the
     file (``nodes``: all of its nodes), or go to a call that may divide by it
     (``compute_loss(batch, accum_steps)``)?"""
@@ -48,6 +50,7 @@ def _divides_anything(nodes: list[ast.AST], k: ast.expr) -> bool:
                 return True
             if (
                 name not in _HARMLESS_CALLS
+                and name != own
                 and id(node) not in iterated
                 and any(
                     isinstance(a, (ast.Name, ast.Attribute))

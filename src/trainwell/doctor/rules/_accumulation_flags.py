@@ -156,4 +156,22 @@ EXAMPLES = (
         """,
         [],
     ),
+    Example(
+        # the epoch function takes k from its caller for its gate: handing it k divides
+        # nothing (the loss of a library's compute_loss is divided by nobody here)
+        "an_accumulation_window_handed_in_by_the_caller",
+        """\
+        def train_epoch(model, loader, optimizer, accumulation):
+            for i, (x, y) in enumerate(loader):
+                loss, score = compute_loss(model(x), y)
+                loss.backward()
+                if (i + 1) % accumulation == 0:
+                    optimizer.step()
+                    optimizer.zero_grad()
+
+        for epoch in range(cfg.epochs):
+            train_epoch(model, loader, optimizer, cfg.optim.accumulation)
+        """,
+        [(4, "TW017")],
+    ),
 )

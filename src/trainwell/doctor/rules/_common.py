@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from .. import values as V
 from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
+from ..class_facts import runs_forward
 from ..events import (
     BACKWARD,
     CALL,
@@ -347,14 +348,14 @@ def _dead_in_phase(w: ScopeWalker, e: Event, assume: dict[str, str]) -> bool:
 
 def evaluation_of(w: ScopeWalker, event: Event) -> bool:
     """In a model's own training method, ``event`` evaluates: it runs in a loop over batches
-    that trains nothing (a ``fit()``'s test loop), or it calls another method of the model
-    that trains nothing and returns no detached forward, a target (``self.evaluate_agent(
-    env)`` every k updates; not ``values, adv = self.advantages(states, rewards)``)."""
-    node = event.node
-    summary = event.summary if event.kind == CALL else None
-    helper = summary is not None and not summary.trains and not summary.returns_cut
-    if helper and dotted(getattr(getattr(node, "func", None), "value", None)) == "self":
-        return True
+    that trains nothing (a ``fit()``'s test loop), or it calls a method of the model that
+    neither trains nor returns a target (``self.evaluate_agent(env)``, not ``adv = ...``)."""
+    summary, func = event.summary if event.kind == CALL else None, getattr(event.node, "func", None)
+    helper = summary is not None and not (summary.trains or summary.returns_cut)
+    # (one that puts a model in eval() has its evaluation said by the eval() rule)
+    helper = helper and not any("eval" in (m.first, m.final) for m in summary.modes.values())
+    if helper and dotted(getattr(func, "value", None)) == "self" and not runs_forward(func.attr):
+        return True  # (not self.forward(x): the model itself, in its own update)
     for loop_id in event.loops:
         if w.loops[loop_id].kind == "batch":
             return not any(is_training(e) for e in events_in(w, loop_id))

@@ -24,7 +24,7 @@ def frozen_parameters_at(w: ScopeWalker, forward: Event) -> bool:
         models = [a for a in handed if w.lookup(a).kind == V.MODEL]  # type: ignore[union-attr]
         return bool(models) and all(_frozen_before(w.body, m, line) for m in models)
     model = forward.receiver
-    if _frozen_before(w.body, model, line):
+    if _frozen_before(w.body, model, line) or _frozen_by_its_class(w, model):
         return True
     func = w.func
     if func is None or model in w.params or model in bound_in(func):
@@ -37,6 +37,23 @@ def frozen_parameters_at(w: ScopeWalker, forward: Event) -> bool:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == func.name
     ]
     return bool(calls) and all(_frozen_before(w.fa.tree.body, model, at) for at in calls)
+
+
+def _frozen_by_its_class(w: ScopeWalker, model: str) -> bool:
+    """``self.encoder`` frozen in the class's ``__init__`` (a linear probe's copy of the
+    backbone) and thawed by none of its methods."""
+    init = w.cls.methods.get("__init__") if w.cls is not None else None
+    if init is None or not model.startswith("self.") or w.func is init:
+        return False
+    if not _frozen_before(init.body, model, getattr(init, "end_lineno", 0) + 1):
+        return False
+    return not any(
+        on
+        for method in w.cls.methods.values()  # type: ignore[union-attr]
+        if method is not init
+        for _, name, on in requires_grad_settings(method.body)
+        if name == model
+    )
 
 
 def frozen_in_scope_before(w: ScopeWalker, model: str, line: int) -> bool:

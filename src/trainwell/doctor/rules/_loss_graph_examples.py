@@ -573,4 +573,18 @@ SUMMED_EXAMPLES = (
         _DRAWN_EACH_PASS.format(draw="test_data[_]"),
         [],
     ),
+    Example(
+        # a slot per discriminator, named by the method's parameter: overwritten each step
+        "a_loss_kept_in_the_slot_of_a_parameter",
+        """\
+        class CycleGAN:
+            def backward_D(self, name, real, fake):
+                loss = self.gan_loss(self.nets[name](real), True) + self.gan_loss(
+                    self.nets[name](fake.detach()), False
+                )
+                self.losses[name] = loss
+                loss.backward()
+        """,
+        [],
+    ),
 )

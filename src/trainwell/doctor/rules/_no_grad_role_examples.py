@@ -2,7 +2,8 @@
 target network copied from the trained model, a helper a subclass trains through its base
 class's loop, a trainer's forward helper that its own flag puts under no_grad, a random
 feature network whose layers' parameters its ``__init__`` swapped for frozen ones, a
-model's own method that runs its layers (``flow.invert(z)``) whatever its name."""
+model's own method that runs its layers (``flow.invert(z)``) whatever its name, and the
+arm that a train-or-evaluate function takes for the mode it is called with."""
 
 from __future__ import annotations
 
@@ -460,6 +461,75 @@ _OWN_EVALUATION_EXAMPLES = (
     ),
 )
 
+_ITERATE = """\
+import torch
+
+
+def iterate(model, loader, criterion, optimizer=None, mode="train"):
+    for x, y in loader:
+        if mode != "train":
+            {evaluate}
+        else:
+            optimizer.zero_grad()
+            out = model(x)
+        loss = criterion(out, y)
+        if mode == "train":
+            loss.backward()
+            optimizer.step()
+
+
+for epoch in range(10):
+    model.train()
+    iterate(model, train_loader, criterion, optimizer, mode="train")
+    model.eval()
+    iterate(model, val_loader, criterion, mode="val")
+"""
+
+# A train-or-evaluate function called with mode="val" after eval(): only the arm that mode
+# takes runs, so the training arm's forward is no evaluation
+_SWITCHED_ARM_EXAMPLES = (
+    Example(
+        "the_evaluation_arm_of_a_switched_function_runs_under_no_grad",
+        _ITERATE.format(evaluate="with torch.no_grad():\n                out = model(x)"),
+        [],
+    ),
+    Example(
+        "the_evaluation_arm_of_a_switched_function_runs_with_autograd_on",
+        _ITERATE.format(evaluate="out = model(x)"),
+        [(21, "TW012")],
+    ),
+)
+
+_PROBE = """\
+import copy
+
+
+class KnnProbe:
+    def __init__(self, encoder):
+        self.encoder = copy.deepcopy(encoder)
+        for p in self.encoder.parameters():
+            p.requires_grad = {flag}
+
+    def accuracy(self, loader, bank):
+        hits = 0
+        for x, y in loader:
+            hits += (bank.nearest(self.encoder(x)) == y).sum().item()
+        return hits
+
+
+print(KnnProbe(model.backbone).accuracy(test_loader, bank))
+"""
+
+# A probe whose __init__ froze its copy of the encoder: its forwards record no graph
+_PROBE_EXAMPLES = (
+    Example("an_encoder_its_class_froze_records_no_graph", _PROBE.format(flag="False"), []),
+    Example(
+        "an_encoder_its_class_left_trainable_records_a_graph",
+        _PROBE.format(flag="True"),
+        [(13, "TW012")],
+    ),
+)
+
 ROLE_EXAMPLES = (
     _TARGET_EXAMPLES
     + _CLASS_EXAMPLES
@@ -473,4 +543,6 @@ ROLE_EXAMPLES = (
     + _TRAINER_EXAMPLES
     + _GATED_EXAMPLES
     + _OWN_EVALUATION_EXAMPLES
+    + _SWITCHED_ARM_EXAMPLES
+    + _PROBE_EXAMPLES
 )

@@ -108,6 +108,22 @@ TW011 = Rule(
             [(8, "TW011")],
         ),
         Example(
+            # a running mean kept as (sum, count): the loss tensor in its first position
+            "loss_added_to_a_tuple_running_mean",
+            """\
+            def train_epoch(model, loader, optimizer, criterion):
+                avg_loss = (0.0, 0.0)
+                for x, y in loader:
+                    optimizer.zero_grad()
+                    loss = criterion(model(x), y)
+                    loss.backward()
+                    optimizer.step()
+                    avg_loss = (avg_loss[0] * 0.99 + loss, avg_loss[1] * 0.99 + 1.0)
+                    print(avg_loss[0] / avg_loss[1])
+            """,
+            [(8, "TW011")],
+        ),
+        Example(
             "loss_added_to_a_total_by_assignment",
             """\
             def train_epoch(model, loader, optimizer, criterion):
@@ -164,6 +180,21 @@ TW011 = Rule(
                         loss += self.criterion_fn(t_preds[inds], targets[inds]) * len(inds)
                     loss /= len(targets)
                     return loss
+            """,
+            [],
+        ),
+        Example(
+            # one step's per-channel losses, summed into the dict the step returns
+            "a_loss_summed_over_channels_into_a_returned_dict",
+            """\
+            def shared_step(model, images, targets, channels):
+                maps = model(images)
+                channel_losses, result = [], {}
+                for i in range(channels):
+                    channel_losses.append(F.mse_loss(maps[:, i], targets[i]))
+                    result[f"loss_{i}"] = channel_losses[i].detach()
+                result.update({"loss": sum(channel_losses)})
+                return result
             """,
             [],
         ),
@@ -364,7 +395,8 @@ def _returned(w: ScopeWalker, name: str) -> bool:
 def _feeding_returns(func: ast.AST) -> set[str]:
     """Names whose values reach what the function returns: read in a return, assigned to
     such a name, or appended to one (``task_losses`` -> ``total_losses.append(...)`` ->
-    ``losses = metrics(total_losses)`` -> ``return losses``)."""
+    ``losses = metrics(total_losses)`` -> ``return losses``), or put in a returned dict
+    (``result.update({"loss": loss})``, ``result["loss"] = loss``)."""
     returned: set[str] = set()
     for n in walk(func):
         if isinstance(n, ast.Return) and n.value is not None:
@@ -373,11 +405,13 @@ def _feeding_returns(func: ast.AST) -> set[str]:
     for n in walk(func):
         if isinstance(n, (ast.Assign, ast.AugAssign)) and n.value is not None:
             targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            # result["loss"] = loss: into the dict ``result``
+            targets = [t.value if isinstance(t, ast.Subscript) else t for t in targets]
             flows.append(({dotted(t) for t in targets} - {None}, uncut_names(n.value)))  # type: ignore[arg-type]
         elif (
             isinstance(n, ast.Call)
             and isinstance(n.func, ast.Attribute)
-            and n.func.attr in {"append", "extend", "insert"}
+            and n.func.attr in {"append", "extend", "insert", "update"}
             and dotted(n.func.value)
         ):
             flows.append(({dotted(n.func.value)}, set().union(*map(uncut_names, n.args))))  # type: ignore[arg-type]

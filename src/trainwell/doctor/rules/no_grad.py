@@ -43,6 +43,7 @@ from ._model_of import note_model_of
 from ._no_grad_binding_examples import BINDING_EXAMPLES
 from ._no_grad_call_examples import CALL_EXAMPLES
 from ._no_grad_examples import EXAMPLES
+from ._no_grad_flow_examples import FLOW_EXAMPLES
 from ._no_grad_framework_examples import FRAMEWORK_EXAMPLES
 from ._no_grad_paths_examples import PATH_EXAMPLES
 from ._no_grad_role_examples import ROLE_EXAMPLES
@@ -83,6 +84,7 @@ TW012 = Rule(
         + PATH_EXAMPLES
         + FRAMEWORK_EXAMPLES
         + ROLE_EXAMPLES
+        + FLOW_EXAMPLES
     ),
 )
 

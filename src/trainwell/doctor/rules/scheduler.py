@@ -12,6 +12,8 @@ from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import CALL, SCHED, STEP, Event, is_prefix
 from ._common import events_in, report
+from ._epoch_schedule_examples import EXAMPLES as EPOCH_EXAMPLES
+from ._existence_checks import without_existence_checks
 from ._lightning_schedules import EXAMPLES as LIGHTNING_EXAMPLES
 from ._lightning_schedules import check_lightning_schedules
 from ._registry import Example, Rule, scope_check
@@ -72,7 +74,8 @@ TW003 = Rule(
             """,
             [],
         ),
-    ),
+    )
+    + EPOCH_EXAMPLES,
 )
 
 TW004 = Rule(
@@ -414,7 +417,8 @@ def _check_epoch_scheduler(w: ScopeWalker, sched: Event) -> None:
     steps = [e for e in events_in(w, loop.id) if e.kind == STEP and e.loops[-1] == loop.id]
     if not steps or not (loop.kind == "batch" or loop.parent is not None):
         return
-    if any(is_prefix(sched.path, s.path) or _gated_by(w, sched, s) for s in steps):
+    path = without_existence_checks(w, sched)
+    if any(is_prefix(path, s.path) or _gated_by(w, sched, s) for s in steps):
         cls = sched.value.cls if sched.value else "scheduler"
         report(
             w,
