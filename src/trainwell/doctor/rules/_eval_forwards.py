@@ -21,12 +21,21 @@ def unguarded_forward(
     (with the event's node that reaches it: the forward itself or the call)."""
     forward: ast.AST | None = None
     via: ast.AST | None = None
+    # model(data, inference=True) as a statement: its result is thrown away (or kept by the
+    # model on itself): no evaluation by its output, as the data-flow rule has it too
+    thrown = {
+        id(n.value)
+        for n in walk(ast.Module(body=list(w.body), type_ignores=[]))
+        if isinstance(n, ast.Expr)
+    }
     for e in after:
         if e.kind in {TRAIN, MODE_UNKNOWN} and e.receiver == key:
             break
         if is_training(e):
             return None
         if forward is not None or e.no_grad:
+            continue
+        if id(e.node) in thrown and e.kind != CALL:
             continue
         if (
             (e.kind == FORWARD and e.receiver == key)

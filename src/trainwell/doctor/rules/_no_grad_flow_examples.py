@@ -1,8 +1,9 @@
 """TW012 examples: how the data flow reads what a helper does with a tensor it is handed.
 Reading its dtype to make a tensor like it (a sampler's top-k filter) is no use of its
 graph; its shape still is (a smoke test's ``assert out.shape == ...``). A model's
-``loss()`` method runs its forward, even where the model's class is out of sight. Run as
-tests beside the rule."""
+``loss()`` method runs its forward, even where the model's class is out of sight. A
+forward as a statement, its result thrown away (a warm-up, a model that keeps its output on
+itself), is no evaluation by its output, after eval() too. Run as tests beside the rule."""
 
 from __future__ import annotations
 
@@ -50,7 +51,27 @@ for batch in loader:
     {update}
 """
 
+_GENERATE = """\
+model.load_state_dict(torch.load("best.pt", weights_only=True))
+model.eval()
+for smiles in test_smiles:
+    data = featurize(smiles)
+    {run}
+    coords = construct_conformers(data, model)
+    save(coords)
+"""
+
 FLOW_EXAMPLES = (
+    Example(
+        "a_forward_as_a_statement_after_eval_keeps_nothing_by_its_output",
+        _GENERATE.format(run="model(data, inference=True)"),
+        [],
+    ),
+    Example(
+        "a_forward_whose_output_is_kept_after_eval",
+        _GENERATE.format(run="out = model(data, inference=True)"),
+        [(5, "TW012")],
+    ),
     Example(
         "a_validation_loss_from_the_loss_method_of_an_unseen_model_class",
         _VALIDATION_LOSS.format(update="print_update(model, dataset)"),
