@@ -17,7 +17,7 @@ import re
 
 from . import values as V
 from ._astutil import argument, dotted, last_part, names_in
-from .class_facts import computes_its_loss, runs_forward, runs_own_layers
+from .class_facts import runs_forward, runs_own_layers
 from .events import (
     BACKWARD,
     CALL,
@@ -134,8 +134,7 @@ class CallEffects(ScopeState):
             layers = given and runs_own_layers(
                 getattr(self.fa.classes.get(recv.cls or ""), "node", None), method
             )
-            unseen = given and computes_its_loss(method) and recv.cls not in self.fa.classes
-            if (runs_forward(method) and given) or method == "module" or layers or unseen:
+            if (runs_forward(method) and given) or method == "module" or layers:
                 self.emit(FORWARD, call, receiver=self.model_key(recv_name))
                 return self._model_output(recv)
             if V.SUBMODULE in recv.flags and call.args and method not in V.MODULE_SELF_METHODS:

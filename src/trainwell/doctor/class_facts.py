@@ -232,12 +232,3 @@ def runs_forward(method: str) -> bool:
         or method.startswith("forward_")
         or bool(re.match(r"forward[A-Z0-9]", method))
     )
-
-
-_LOSS_METHOD = re.compile(r"^(loss|nll|elbo)$|^(compute|get|calc)_loss$")
-
-
-def computes_its_loss(method: str) -> bool:
-    """``model.loss(batch)``, ``model.compute_loss(x, y)``: a model's method that runs it to
-    its loss (a forward, even where the model's class is out of sight)."""
-    return bool(_LOSS_METHOD.match(method))

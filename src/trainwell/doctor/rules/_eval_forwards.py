@@ -23,11 +23,16 @@ def unguarded_forward(
     via: ast.AST | None = None
     # model(data, inference=True) as a statement: its result is thrown away (or kept by the
     # model on itself): no evaluation by its output, as the data-flow rule has it too
-    thrown = {
-        id(n.value)
-        for n in walk(ast.Module(body=list(w.body), type_ignores=[]))
-        if isinstance(n, ast.Expr)
-    }
+    # (unless the file registers hooks: they take what the forward computes)
+    thrown = (
+        set()
+        if registers_hooks(w)
+        else {
+            id(n.value)
+            for n in walk(ast.Module(body=list(w.body), type_ignores=[]))
+            if isinstance(n, ast.Expr)
+        }
+    )
     for e in after:
         if e.kind in {TRAIN, MODE_UNKNOWN} and e.receiver == key:
             break
@@ -194,3 +199,17 @@ def foreign_call_inside(w: ScopeWalker, via: ast.AST, helper: str) -> ast.AST:
         n for n in walk(local[0]) if isinstance(n, ast.Call) and last_part(dotted(n.func)) == helper
     ]
     return calls[0] if len(calls) == 1 else via
+
+
+_HOOK_METHODS = {"register_forward_hook", "register_forward_pre_hook", "register_hook",
+                 "register_full_backward_hook"}  # fmt: skip
+
+
+def registers_hooks(w: ScopeWalker) -> bool:
+    """The file registers forward or backward hooks: a forward's result may reach them."""
+    fa = w.fa
+    cached = getattr(fa, "_registers_hooks", None)
+    if cached is None:
+        cached = any(isinstance(n, ast.Attribute) and n.attr in _HOOK_METHODS for n in fa.nodes)
+        fa._registers_hooks = cached  # type: ignore[attr-defined]
+    return cached

@@ -1,9 +1,9 @@
 """TW012 examples: how the data flow reads what a helper does with a tensor it is handed.
 Reading its dtype to make a tensor like it (a sampler's top-k filter) is no use of its
-graph; its shape still is (a smoke test's ``assert out.shape == ...``). A model's
-``loss()`` method runs its forward, even where the model's class is out of sight. A
-forward as a statement, its result thrown away (a warm-up, a model that keeps its output on
-itself), is no evaluation by its output, after eval() too. Run as tests beside the rule."""
+graph; its shape still is (a smoke test's ``assert out.shape == ...``). A forward as a
+statement, its result thrown away (a warm-up, a model that keeps its output on
+itself), is no evaluation by its output, after eval() too, unless hooks take what it
+computes. Run as tests beside the rule."""
 
 from __future__ import annotations
 
@@ -31,26 +31,6 @@ def sample_sequence(model, tokens, steps, k):
 {call}
 """
 
-_VALIDATION_LOSS = """\
-import torch
-from models import load_model
-
-
-def print_update(model, dataset):
-    validation = dataset.get_validation()
-    print("validation loss", model.loss(validation).mean().item())
-
-
-model = load_model()
-optimizer = torch.optim.Adam(model.parameters())
-for batch in loader:
-    loss = model.loss(batch).mean()
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
-    {update}
-"""
-
 _GENERATE = """\
 model.load_state_dict(torch.load("best.pt", weights_only=True))
 model.eval()
@@ -73,16 +53,17 @@ FLOW_EXAMPLES = (
         [(5, "TW012")],
     ),
     Example(
-        "a_validation_loss_from_the_loss_method_of_an_unseen_model_class",
-        _VALIDATION_LOSS.format(update="print_update(model, dataset)"),
-        [(7, "TW012")],
-    ),
-    Example(
-        "a_validation_loss_from_the_loss_method_under_no_grad",
-        _VALIDATION_LOSS.format(
-            update="with torch.no_grad():\n        print_update(model, dataset)"
-        ),
-        [],
+        # a forward hook takes what the thrown-away forward computes: an evaluation
+        "a_forward_as_a_statement_whose_features_a_hook_keeps",
+        """\
+        features = []
+        model.layer4.register_forward_hook(lambda module, inputs, out: features.append(out))
+        model.eval()
+        for x in loader:
+            model(x)
+        save(features)
+        """,
+        [(5, "TW012")],
     ),
     Example(
         # the sampler's logits end in multinomial's indices: inference, whatever the dtype

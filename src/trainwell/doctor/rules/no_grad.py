@@ -36,7 +36,13 @@ from ._common import (
     is_training,
     mode_effects,
 )
-from ._eval_forwards import foreign_call_inside, shown_name, unguarded_forward, written_name
+from ._eval_forwards import (
+    foreign_call_inside,
+    registers_hooks,
+    shown_name,
+    unguarded_forward,
+    written_name,
+)
 from ._frozen import frozen_in_scope_before, frozen_parameters_at
 from ._input_gradients import InputGradients
 from ._model_of import note_model_of
@@ -266,10 +272,6 @@ def _summary_at(w: ScopeWalker, call: ast.AST) -> Summary | None:
     return next((e.summary for e in w.events if e.node is call and e.kind == CALL), None)
 
 
-_HOOK_METHODS = {"register_forward_hook", "register_forward_pre_hook", "register_hook",
-                 "register_full_backward_hook"}  # fmt: skip
-
-
 @scope_check(TW012)
 def collect_discarded_graphs(w: ScopeWalker) -> None:
     """TW012 by data flow: a forward run with autograd on whose output nothing backpropagates.
@@ -287,7 +289,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     trains = any(is_training(e) for e in w.events)
     # a model's method the Trainer runs itself (on_train_epoch_end): no call to report at
     own_method = is_module_method(w) and w.func not in w.fa.entry_points
-    if (own_method and not trains) or _registers_hooks(w):
+    if (own_method and not trains) or registers_hooks(w):
         return
     if _runs_a_model_that_needs_grad(w):
         return  # model.time_derivative(z) takes input gradients: autograd is needed
@@ -589,12 +591,3 @@ def _parents(model: str | None) -> list[str]:
     """``a`` and ``a.b`` for ``a.b.c``: the models a submodule's forward belongs to."""
     parts = (model or "").split(".")
     return [".".join(parts[:i]) for i in range(1, len(parts))]
-
-
-def _registers_hooks(w: ScopeWalker) -> bool:
-    fa = w.fa
-    cached = getattr(fa, "_registers_hooks", None)
-    if cached is None:
-        cached = any(isinstance(n, ast.Attribute) and n.attr in _HOOK_METHODS for n in fa.nodes)
-        fa._registers_hooks = cached  # type: ignore[attr-defined]
-    return cached
