@@ -1,4 +1,4 @@
-"""The doctor on the held-out corpora checked as projects (heldout9 to heldout136).
+"""The doctor on the held-out corpora checked as projects (heldout9 to heldout144).
 
 Each of these corpora stores, beside its scored scripts, the modules of the same repository
 that they import (``context/``), so ``real/score.py --projects`` checks every script inside
@@ -220,10 +220,18 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     "heldout131": (16, {"2.5": (0.99, 0.89), "2.6": (0.99, 0.75)}),
     "heldout132": (17, {"2.5": (0.99, 0.66), "2.6": (0.99, 0.25)}),
     "heldout133": (15, {"2.5": (0.99, 0.90), "2.6": (0.99, 0.75)}),
-    # (2.5 only: at 2.6 its three labels are missed and nothing is found, no precision)
-    "heldout134": (9, {"2.5": (0.99, 0.50)}),
+    "heldout134": (9, {"2.5": (0.99, 0.83), "2.6": (0.99, 0.66)}),
     "heldout135": (22, {"2.5": (0.99, 0.52), "2.6": (0.99, 0.40)}),
     "heldout136": (23, {"2.5": (0.99, 0.81), "2.6": (0.99, 0.50)}),
+    # (2.5 only: at 2.6 its two labels are missed and nothing is found, no precision)
+    "heldout137": (16, {"2.5": (0.99, 0.85)}),
+    "heldout138": (18, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    "heldout139": (21, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    "heldout140": (23, {"2.5": (0.94, 0.72), "2.6": (0.90, 0.58)}),
+    "heldout141": (24, {"2.5": (0.99, 0.83), "2.6": (0.99, 0.64)}),
+    "heldout142": (15, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    "heldout143": (12, {"2.5": (0.99, 0.95), "2.6": (0.99, 0.90)}),
+    "heldout144": (15, {"2.5": (0.99, 0.83), "2.6": (0.99, 0.71)}),
 }
 
 
