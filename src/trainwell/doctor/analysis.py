@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Protocol
 
 from . import values as V
@@ -41,6 +41,7 @@ from .class_facts import (
 from .events import RawFinding, Summary
 from .foreign import Foreign, ForeignClass, ForeignNode, reached_twice
 from .handover import remote_functions
+from .helper_uses import HelperUses
 from .mode_switch import (
     NO_GRAD_BY_STATE,
     TrainingSwitch,
@@ -52,6 +53,7 @@ from .mode_switch import (
 from .run_sites import (
     a_fallback_with_grad,
     callbacks_of,
+    dispatched_under_no_grad,
     dormant_function,
     entry_points_of,
     grad_off_for_good,
@@ -178,6 +180,7 @@ class FileAnalysis:
         self.entry_points |= remote_functions(self.tree)  # @ray.remote: run in a worker
         self.entry_points |= lightning_hooks(self.tree, self.imports)  # the Trainer runs them
         self.callbacks: set[str] = callbacks_of(self.nodes, self.functions)
+        self.callbacks |= dispatched_under_no_grad(self.tree)  # COMMANDS[cmd](args)
 
     # -- indexing -------------------------------------------------------------------------
     def _index(self) -> None:
@@ -526,62 +529,3 @@ def _in_its_thread(finding: RawFinding, func: ast.AST | None, handed_over: set) 
         "with autograd on whatever its caller's no_grad: turn it off inside"
     )
     return replace(finding, message=finding.message + note)
-
-
-@dataclass
-class HelperUses:
-    """What the scopes' callers do with what this file's functions return, gathered over one
-    pass: a returned graph backpropagated (or handed to code the analysis cannot see), a
-    returned detached tensor made a target, and the (function, callee) pairs where a function
-    returns its callee's graph or detached tensor in turn (``compute_loss`` returning what
-    ``actor(...)`` built, ``targets()`` returning ``q_next()``'s value)."""
-
-    graph_used: list[Summary | None] = field(default_factory=list)
-    cut_used: list[Summary | None] = field(default_factory=list)
-    graph_links: list[tuple[ast.AST | None, Summary | None]] = field(default_factory=list)
-    cut_links: list[tuple[ast.AST | None, Summary | None]] = field(default_factory=list)
-
-    def graph_helpers(
-        self,
-        summaries: dict[ast.AST, Summary | None],
-        overrides: Callable[[ast.AST], list[ast.AST]] | None = None,
-    ) -> set[int]:
-        """ids of the summaries of functions whose returned graph some caller trains on (or
-        may), directly or through functions returning it; with ``overrides``, a subclass's
-        method that overrides such a function too (its base class's loop calls it)."""
-        found = _closed(self.graph_used, self.graph_links, summaries)
-        if overrides is not None:
-            func_of = {id(s): f for f, s in summaries.items() if s is not None}
-            extra = [
-                summaries.get(o)
-                for s in found
-                if id(s) in func_of
-                for o in overrides(func_of[id(s)])
-            ]
-            found = _closed(found + extra, self.graph_links, summaries)
-        return {id(s) for s in found if s}
-
-    def cut_functions(self, summaries: dict[ast.AST, Summary | None]) -> set[ast.AST]:
-        """Functions whose returned detached tensor some caller makes a target (or may)."""
-        used = {id(s) for s in _closed(self.cut_used, self.cut_links, summaries) if s}
-        return {func for func, summary in summaries.items() if id(summary) in used}
-
-
-def _closed(
-    used: list[Summary | None],
-    links: list[tuple[ast.AST | None, Summary | None]],
-    summaries: dict[ast.AST, Summary | None],
-) -> list[Summary | None]:
-    """``used`` and, repeatedly, the callees that a used function returns the value of."""
-    found = list(used)
-    ids = {id(s) for s in found}
-    changed = True
-    while changed:
-        changed = False
-        for func, callee in links:
-            outer = summaries.get(func) if func is not None else None
-            if outer is not None and id(outer) in ids and id(callee) not in ids:
-                found.append(callee)
-                ids.add(id(callee))
-                changed = True
-    return found

@@ -221,7 +221,14 @@ class CallResolution(ScopeState):
         if switched is None:
             return summary
         switch, value = switched
-        inference = replace(summary, backward=[], steps=[], train_loop=False, sched_steps=set())
+        inference = replace(
+            summary,
+            backward=[],
+            steps=[],
+            train_loop=False,
+            sched_steps=set(),
+            epoch_schedules_each_call=[],
+        )
         self.fa.switched_off.add(func)  # its inference is judged at such calls, not inside
         if not self._runs_inference(
             func, summary, switch.reaches(func, summary.grad_forwards, value)

@@ -108,6 +108,10 @@ class Summary:
     # of a trainer whose caller clips and calls scaler.step): its caller's gradients are
     # still scaled after it (TW006)
     scaled_backward: bool = False
+    # epoch schedules it steps with the optimizer on every call, outside its loops
+    # (``train_step()`` ending in ``optimizer.step(); scheduler.step()``): TW003 where a
+    # caller calls it per batch
+    epoch_schedules_each_call: list[ast.AST] = field(default_factory=list)
 
     @property
     def trains(self) -> bool:

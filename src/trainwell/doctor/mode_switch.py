@@ -330,18 +330,32 @@ def forward_no_grad_switch(
     ]
     names = [n for n in names if n not in {"self", "cls"}]
     aliases = _aliases(forward, set(names))
-    for stmt in forward.body:
+    for at, stmt in enumerate(forward.body):
         if not isinstance(stmt, ast.If):
             continue
         param = _mentions(stmt.test, names, aliases)
         if param is None:
             continue
         for arm, taken in ((stmt.body, True), (stmt.orelse, False)):
+            if _computes_after(arm, forward.body[at + 1 :]):
+                continue  # if test: with no_grad(): hid = zeros(...); then the layers run
             if arm and all(_without_grad(s) or _returns_no_grad_method(s, methods) for s in arm):
                 for value in (True, False):
                     if bool(_evaluate(stmt.test, {param: value}, aliases)) == taken:
                         return f"{NO_GRAD_WHEN}{param}={value!r}"
     return None
+
+
+def _computes_after(arm: list[ast.stmt], rest: list[ast.stmt]) -> bool:
+    """The arm does not return and the forward's layers run after the ``if``
+    (``self.conv(x)``): a no_grad block in it only prepares something (a zero state)."""
+    if any(isinstance(n, ast.Return) for s in arm for n in walk(s)):
+        return False
+    return any(
+        isinstance(n, ast.Call) and (dotted(n.func) or "").startswith("self.")
+        for s in rest
+        for n in walk(s)
+    )
 
 
 # the flag of a forward() that turns autograd off by the model's own state (its class

@@ -449,6 +449,7 @@ def _export(
         discards=[node(n) for n in summary.discards],  # type: ignore[misc]
         unscaled_backward=[node(n) for n in summary.unscaled_backward],  # type: ignore[misc]
         scaled_backward=summary.scaled_backward,
+        epoch_schedules_each_call=[node(n) for n in summary.epoch_schedules_each_call],  # type: ignore[misc]
     )
 
 

@@ -212,3 +212,44 @@ def trains_by_a_parameter(func: ast.AST, training_sites: list[ast.AST]) -> bool:
         and any(id(n) in sites for stmt in (*node.body, *node.orelse) for n in walk(stmt))
         for node in walk(func)
     )
+
+
+def dispatched_under_no_grad(tree: ast.Module) -> set[str]:
+    """Functions of a dict of commands (``COMMANDS = {"eval": evaluate_prior, ...}``) that
+    the file runs only through ``COMMANDS[args.command](args)`` inside ``with
+    torch.no_grad():`` (or a function decorated with it): each runs under no_grad."""
+    tables = {
+        target.id: [v.id for v in node.value.values if isinstance(v, ast.Name)]
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    if not tables:
+        return set()
+    dispatches: dict[str, list[bool]] = {}
+    _dispatches_in(tree, tables, False, dispatches)
+    return {
+        name
+        for table, under in dispatches.items()
+        if under and all(under)
+        for name in tables[table]
+    }
+
+
+def _dispatches_in(node: ast.AST, tables: dict, off: bool, found: dict[str, list[bool]]) -> None:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        off = off or any(_turns_grad_off(d) for d in node.decorator_list)
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        off = off or any(_turns_grad_off(item.context_expr) for item in node.items)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+        table = node.func.value
+        if isinstance(table, ast.Name) and table.id in tables:
+            found.setdefault(table.id, []).append(off)
+    for child in ast.iter_child_nodes(node):
+        _dispatches_in(child, tables, off, found)
+
+
+def _turns_grad_off(expr: ast.expr) -> bool:
+    func = expr.func if isinstance(expr, ast.Call) else expr
+    return last_part(dotted(func) or "") in {"no_grad", "inference_mode"}

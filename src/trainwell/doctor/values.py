@@ -85,7 +85,12 @@ def merge(a: Value | None, b: Value | None) -> Value | None:
         return a
     if a.kind == b.kind:  # vgg16(...) in one branch, resnet(...) in the other: a model
         cls = a.cls if a.cls == b.cls else _either_class(a, b)
-        return Value(a.kind, cls, a.alias if a.alias == b.alias else None, a.flags & b.flags)
+        # (an attack in one branch, the identity in the other: input gradients may be taken)
+        flags = (a.flags & b.flags) | ((a.flags | b.flags) & {NEEDS_GRAD})
+        return Value(a.kind, cls, a.alias if a.alias == b.alias else None, flags)
+    if {a.kind, b.kind} == {OUTPUT, TENSOR}:
+        # y_pred = model(x), then in one arm y_pred = y_pred[:-k]: a tensor of the output
+        return Value(TENSOR, flags=a.flags & b.flags)
     return None
 
 

@@ -1,6 +1,8 @@
 """TW017 examples: a running total of the loss averaged for the log, or a step counter
 spelled like the setting k (``step`` and ``args.step``), is no loss scaling; and
-``torch.autograd.backward([loss1, loss2])`` is a backward() of the losses it is handed."""
+``torch.autograd.backward([loss1, loss2])`` is a backward() of the losses it is handed.
+A zero_grad() under the step's own test before the backward (``if (it + 1) % k == 0:``
+at both ends of a step function) clears what the other passes left: nothing accumulates."""
 
 from __future__ import annotations
 
@@ -30,6 +32,15 @@ def train(model, loader, optimizer, conf):
         optimizer.step()
         avg_train_loss /= float(conf.accum_steps)
         print(float(avg_train_loss))
+"""
+
+_SKIPPING = """\
+def train(model, batch, criterion, optimizer, it, args):
+    {zero}
+    x, y = batch
+    criterion(model(x), y).backward()
+    if (it + 1) % args.every == 0:
+        optimizer.step()
 """
 
 EXAMPLES = (
@@ -118,5 +129,17 @@ COUNTER_EXAMPLES = (
         "divided_losses_of_two_heads_backpropagated_with_torch_autograd",
         _TWO_HEADS.format(divide="\n        loss1, loss2 = loss1 / iter_size, loss2 / iter_size"),
         [],
+    ),
+    Example(
+        "gradients_cleared_under_the_steps_test_before_the_backward",
+        _SKIPPING.format(zero="if (it + 1) % args.every == 0:\n        optimizer.zero_grad()"),
+        [],
+    ),
+    Example(
+        "gradients_cleared_after_the_step_under_its_test",
+        _SKIPPING.format(zero="pass").replace(
+            "optimizer.step()", "optimizer.step()\n        optimizer.zero_grad()"
+        ),
+        [(4, "TW017")],
     ),
 )

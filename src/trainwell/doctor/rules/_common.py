@@ -24,7 +24,6 @@ from ..events import (
     SCHED,
     STEP,
     TRAIN,
-    UNSCALE,
     ZERO,
     Event,
     ModeEffect,
@@ -37,7 +36,8 @@ from ..mode_switch import switched_by_own_state
 from ..scope_facts import hand_made_parameters
 from ..values import Value
 from ._frozen import bound_in, frozen_in_scope_before, frozen_parameters_at
-from ._kept_values import kept_in_attributes
+from ._kept_values import kept_in_attributes, read_back_by_a_method
+from ._step_facts import epoch_schedules_each_call, leaves_scaled_gradients, unscaled_backward
 
 # Calls that certainly do not change a model's train/eval mode even though they receive it.
 _HARMLESS_CALLS = {
@@ -160,8 +160,9 @@ def summarize(w: ScopeWalker) -> Summary:
             summary.sched_steps |= {k for k in map(lambda s: caller_key(e, s),
                                                    inner.sched_steps) if k}  # fmt: skip
     if not summary.steps:
-        summary.unscaled_backward = _unscaled_backward(w)
-        summary.scaled_backward = _leaves_scaled_gradients(w)
+        summary.unscaled_backward = unscaled_backward(w)
+        summary.scaled_backward = leaves_scaled_gradients(w)
+    summary.epoch_schedules_each_call = epoch_schedules_each_call(w)
     copied = _copied_params(w)  # model = deepcopy(model); model.eval(): the copy's mode
     summary.modes = {k: v for k, v in final_modes(w).items() if k.split(".")[0] not in copied}
     summary.grad_forwards = [
@@ -197,30 +198,6 @@ def summarize(w: ScopeWalker) -> Summary:
     return summary
 
 
-def _leaves_scaled_gradients(w: ScopeWalker) -> bool:
-    """A GradScaler-scaled backward() here (or in a call), no unscale_() after the last one."""
-    scaled = False
-    for e in w.events:
-        if e.kind == UNSCALE:
-            scaled = False
-        elif e.kind == BACKWARD:
-            scaled = scaled or e.amp
-        elif e.kind == CALL and e.summary is not None:
-            scaled = scaled or e.summary.scaled_backward
-    return scaled
-
-
-def _unscaled_backward(w: ScopeWalker) -> list[ast.AST]:
-    """The scope's backward() calls of an unscaled loss, its callees' included."""
-    found: list[ast.AST] = []
-    for e in w.events:
-        if e.kind == BACKWARD and not e.engine and V.unscaled_loss(e.value):
-            found.append(e.node)
-        elif e.kind == CALL and e.summary is not None:
-            found += e.summary.unscaled_backward
-    return found
-
-
 def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
     """The discarded forwards of the scope (see grad_flow.py) that are inference.
 
@@ -242,6 +219,8 @@ def inference_discards(w: ScopeWalker) -> list[tuple[ast.AST, ast.AST]]:
             continue
         if updates and not (_after_eval(w, event) or frozen(w, event) or evaluation_of(w, event)):
             continue
+        if read_back_by_a_method(w, event):
+            continue  # policy(obs), then policy.log_prob(act) of the state it kept
         # a detached value of it feeds a loss (a target network's bootstrap, a baseline):
         # part of the training step, unless the model is frozen in eval() (a teacher)
         if node in flow.feeds_training and not frozen(w, event):

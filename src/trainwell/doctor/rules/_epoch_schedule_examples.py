@@ -1,6 +1,7 @@
 """TW003 examples: an epoch schedule that may be absent (``self.scheduler = None`` in the
 other arm of a config choice), stepped behind ``if self.scheduler is not None`` inside the
-batch loop, is stepped every batch all the same."""
+batch loop, is stepped every batch all the same; and so is one stepped at the end of a
+``train_step(batch)`` that the batch loop calls (said at its step)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,29 @@ class Trainer:
             {step}
 """
 
+_PER_CALL = """\
+import torch
+
+
+class Trainer:
+    def __init__(self, model, loader, epochs):
+        self.model = model
+        self.loader = loader
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        self.scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(self.optimizer, T_max=epochs)
+
+    def train_step(self, x, y):
+        self.optimizer.zero_grad()
+        loss = ((self.model(x) - y) ** 2).mean()
+        loss.backward()
+        self.optimizer.step()
+        if self.scheduler:
+            self.scheduler.step()
+
+    def train_epoch(self):
+        {loop}
+"""
+
 EXAMPLES = (
     Example(
         "an_optional_epoch_schedule_stepped_in_the_batch_loop",
@@ -41,6 +65,26 @@ EXAMPLES = (
         _OPTIONAL.format(
             step="if self.scheduler is not None and i % 10 == 0:\n                self.scheduler.step()"
         ).replace("for x, y in loader:", "for i, (x, y) in enumerate(loader):"),
+        [],
+    ),
+    Example(
+        "an_epoch_schedule_stepped_by_the_step_function_the_batch_loop_calls",
+        _PER_CALL.format(loop="for x, y in self.loader:\n            self.train_step(x, y)"),
+        [(17, "TW003")],
+    ),
+    Example(
+        # one optimizer step per epoch (full-batch training): per epoch, as configured
+        "an_epoch_schedule_stepped_by_a_step_function_called_once_per_epoch",
+        _PER_CALL.format(
+            loop="for x, y in self.loader:\n            pass\n        self.train_step(x, y)"
+        ),
+        [],
+    ),
+    Example(
+        "an_epoch_schedule_stepped_with_the_epoch_by_the_step_function",
+        _PER_CALL.format(
+            loop="for x, y in self.loader:\n            self.train_step(x, y)"
+        ).replace("self.scheduler.step()", "self.scheduler.step(self.epoch)"),
         [],
     ),
 )

@@ -47,6 +47,7 @@ def unguarded_forward(
             or _inference_method(w, e, key)
             or _submodule_run(e, key)
             or _own_forward_called(e, key)
+            or _forward_function_run_on(e, key)
         ):
             forward = via = e.node
         elif e.kind == CALL and e.summary is not None:
@@ -62,6 +63,18 @@ def unguarded_forward(
             )
             via = e.node
     return (forward, via) if forward is not None and via is not None else None
+
+
+def _forward_function_run_on(e: Event, key: str) -> bool:
+    """``forward_fn(model, batch)``: a function the analysis cannot see (a parameter, one
+    picked by the config) named for running a model's forward, handed the model."""
+    node = e.node
+    if e.kind != OPAQUE or not isinstance(node, ast.Call):
+        return False
+    name = last_part(dotted(node.func) or "") or ""
+    if not (runs_forward(name) or name.endswith("_forward")) or name == "forward":
+        return False
+    return any(dotted(arg) == key for arg in node.args[:1])
 
 
 def _model_or_part(receiver: str | None, key: str) -> bool:
@@ -120,6 +133,9 @@ def shown_name(forward: ast.AST, key: str) -> str:
     """The name a finding shows: the submodule run (``vae.decoder``) or the model."""
     name = dotted(forward.func) if isinstance(forward, ast.Call) else None
     method = name is not None and name.startswith(key + ".") and runs_forward(last_part(name))
+    handed = isinstance(forward, ast.Call) and any(dotted(a) == key for a in forward.args[:1])
+    if handed and name is not None and "." not in name:
+        return name  # forward_fn(model, batch): the function that runs it
     return name if name != key and (method or _model_or_part(name, key)) else key  # type: ignore[return-value]
 
 

@@ -4,9 +4,13 @@ parameters a method keeps in attributes of its object (a running meter, a histor
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING
 
+from .. import values as V
 from .._astutil import dotted, walk
+from ..class_facts import runs_forward
+from ..events import BACKWARD, FORWARD, Event
 
 if TYPE_CHECKING:
     from ..analysis import ScopeWalker
@@ -80,3 +84,36 @@ def _on_self(node: ast.AST) -> bool:
     while isinstance(node, ast.Subscript):
         node = node.value
     return isinstance(node, ast.Attribute) and (dotted(node) or "").startswith("self.")
+
+
+# nn.Module's own API: reading or moving the module, not what its forward computed
+_MODULE_API = V.MODULE_SELF_METHODS | {
+    "parameters", "named_parameters", "state_dict", "load_state_dict", "zero_grad",
+    "modules", "named_modules", "children", "named_children", "buffers", "register_buffer",
+}  # fmt: skip
+
+
+# methods that run the model anew rather than read what its last forward kept
+_RUNS_AGAIN = re.compile(r"predict|sample|generat|infer|evaluat|test|decod|encod|act$|step$")
+
+
+def read_back_by_a_method(w: ScopeWalker, forward: Event) -> bool:
+    """``dist = policy(obs)`` for a logged entropy, then ``logp = policy.log_prob(act)``
+    for the loss: a stateful model keeps what its forward computed for the method that
+    follows (omnisafe's actors cache their distribution), so that forward's graph reaches
+    the loss the scope returns or backpropagates."""
+    if forward.kind != FORWARD or not forward.receiver:
+        return False
+    later = [e for e in w.events if e.seq > forward.seq]
+    reads = any(
+        isinstance(e.node, ast.Call)
+        and isinstance(e.node.func, ast.Attribute)
+        and dotted(e.node.func.value) == forward.receiver
+        and e.node.func.attr not in _MODULE_API
+        and not runs_forward(e.node.func.attr)
+        and not _RUNS_AGAIN.match(e.node.func.attr)
+        and not e.no_grad  # (model.predict(x) for a logged image: a run of its own)
+        for e in later
+    )
+    trains = any(e.kind == BACKWARD for e in later) or bool(w.returns)
+    return reads and trains

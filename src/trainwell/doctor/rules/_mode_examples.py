@@ -105,6 +105,29 @@ _COPIES = """\
                 print(finetunehead(fusehead(x)).argmax(1).eq(y).float().mean().item())
     """
 
+_OTHER_MODEL = """\
+def fit(model, pre_model, loader, mlm_loader, criterion, epochs):
+    optimizer = torch.optim.AdamW(model.parameters())
+    mlm_optimizer = torch.optim.AdamW(pre_model.parameters())
+    for epoch in range(epochs):
+        model.train()
+        for x, y in loader:
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+        model.eval()
+        with torch.no_grad():
+            print(sum(criterion(model(x), y).item() for x, y in loader))
+        pre_model.train()
+        for x in mlm_loader:
+            loss = pre_model(x)
+            loss.backward()
+            total = loss.item()
+            {clip}
+            mlm_optimizer.step()
+            pre_model.zero_grad()
+"""
+
 MORE_EXAMPLES = (
     Example(
         # the attack runs backward() for the perturbation and steps nothing; the model's
@@ -542,5 +565,20 @@ MORE_EXAMPLES = (
         "eval_of_a_copy_that_the_next_step_runs",
         _COPIES.format(first="fusehead"),
         [(22, "TW010")],
+    ),
+    Example(
+        # after the evaluation, another model's training pass (its loss logged and clipped
+        # before its own optimizer steps): the evaluated model is not trained until the
+        # next epoch's train()
+        "eval_then_another_models_step_after_logging_and_clipping",
+        _OTHER_MODEL.format(clip="torch.nn.utils.clip_grad_norm_(pre_model.parameters(), 1.0)"),
+        [],
+    ),
+    Example(
+        "eval_then_a_step_of_the_evaluated_models_optimizer",
+        _OTHER_MODEL.format(clip="")
+        .replace("loss = pre_model(x)", "loss = model(x)")
+        .replace("mlm_optimizer.step()", "optimizer.step()"),
+        [(10, "TW010")],
     ),
 )

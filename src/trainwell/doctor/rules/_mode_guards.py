@@ -105,9 +105,9 @@ def _index_name(loop: ast.AST) -> str | None:
 
 
 def steps_another_model(w: ScopeWalker, seq: list[Event], index: int, key: str) -> bool:
-    """The step at ``index`` (a backward(): the step that follows it) is an optimizer's
-    over another model's parameters (``opt_d = Adam(self.d.parameters())`` after the
-    policy's rollout in eval())."""
+    """The step at ``index`` (a backward(): the step that follows it, past the loss's
+    logging and clipping) is an optimizer's over another model's parameters (``opt_d =
+    Adam(self.d.parameters())`` after the policy's rollout in eval())."""
     for e in seq[index:]:
         if e.kind == STEP:
             value = w.lookup(e.receiver)
@@ -120,8 +120,8 @@ def steps_another_model(w: ScopeWalker, seq: list[Event], index: int, key: str) 
                 and not key.startswith(f"{alias}.")
                 and not alias.startswith(f"{key}.")
             )
-        if e.kind != BACKWARD:
-            return False
+        if e.kind == CALL and trains(e):
+            return False  # a step of some other code between: whose, it does not say
     return False
 
 

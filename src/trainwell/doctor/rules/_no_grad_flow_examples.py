@@ -3,7 +3,9 @@ Reading its dtype to make a tensor like it (a sampler's top-k filter) is no use 
 graph; its shape still is (a smoke test's ``assert out.shape == ...``). A forward as a
 statement, its result thrown away (a warm-up, a model that keeps its output on
 itself), is no evaluation by its output, after eval() too, unless hooks take what it
-computes. Run as tests beside the rule."""
+computes. A function named for running a forward and handed the model
+(``forward_fn(model, batch)``, picked by the config) runs it, whatever its body. Run as
+tests beside the rule."""
 
 from __future__ import annotations
 
@@ -41,6 +43,20 @@ for smiles in test_smiles:
     save(coords)
 """
 
+_FORWARD_FN = """\
+def evaluate(model, loader, forward_fn, metrics_fn):
+    model.eval()
+    total_loss, hyps = 0.0, []
+    for batch in loader:
+        {run}
+        total_loss += loss.item()
+        hyps += batch_hyp
+    return total_loss, metrics_fn(hyps)
+
+
+print(evaluate(model, valid_loader, args.forward_fn, args.metrics_fn))
+"""
+
 FLOW_EXAMPLES = (
     Example(
         "a_forward_as_a_statement_after_eval_keeps_nothing_by_its_output",
@@ -75,6 +91,18 @@ FLOW_EXAMPLES = (
         "a_sampling_helper_run_under_no_grad",
         _SAMPLER.format(
             call="with torch.no_grad():\n    print(sample_sequence(model, prompt, 20, 5))"
+        ),
+        [],
+    ),
+    Example(
+        "a_forward_function_handed_the_model_after_eval",
+        _FORWARD_FN.format(run="loss, batch_hyp = forward_fn(model, batch)"),
+        [(5, "TW012")],
+    ),
+    Example(
+        "a_forward_function_handed_the_model_under_no_grad",
+        _FORWARD_FN.format(
+            run="with torch.no_grad():\n            loss, batch_hyp = forward_fn(model, batch)"
         ),
         [],
     ),

@@ -350,6 +350,31 @@ def _cleared_before(w: ScopeWalker, back: Event, home: int | None, gate: tuple[i
     )
 
 
+def _cleared_when_stepping(w: ScopeWalker, back: Event, step: Event, home: int | None) -> bool:
+    """A zero_grad() under the step's very test, before ``back`` (``if (it + 1) % k == 0:
+    opt.zero_grad()`` ... ``backward()`` ... ``if (it + 1) % k == 0: opt.step()``): the
+    passes that step clear first, so each step sees one backward's gradients; the others'
+    are thrown away, not accumulated."""
+    step_tests = _tests_on(w, step)
+    return any(
+        e.kind == ZERO
+        and e.seq < back.seq
+        and (home in e.loops if home is not None else not e.loops)
+        and _tests_on(w, e) & step_tests
+        and compatible(e.path, back.path)
+        for e in w.events
+    )
+
+
+def _tests_on(w: ScopeWalker, e: Event) -> set[str]:
+    """The tests of the ifs around ``e`` whose arm it is in (their dumps)."""
+    return {
+        ast.dump(test)
+        for if_id, branch in e.path
+        if branch == 0 and (test := _test_of(w, if_id)) is not None and _has_modulo(test)
+    }
+
+
 def _opens_a_window(w: ScopeWalker, zero: Event, home: int | None) -> bool:
     for if_id, branch in zero.path:
         info = w.ifs[if_id]
@@ -389,6 +414,7 @@ def _accumulating_backwards(
             and not e.engine  # accelerator.backward(loss) may divide by itself
             and not _stepped_by_another(w, e, step, gate)
             and not _cleared_before(w, e, home, gate)
+            and not _cleared_when_stepping(w, e, step, home)
         ]
     for e in w.events:
         if e.kind != BACKWARD or not e.loops or e.engine:

@@ -248,7 +248,7 @@ def check_accumulation(
     w: ScopeWalker, container: str | None, value: Value | None, node: ast.AST
 ) -> None:
     """TW011 at ``acc += loss`` / ``acc.append(loss)`` / ``acc[k] = loss``."""
-    if container is None:
+    if container is None or _into_a_numpy_array(w, container, node):
         return
     if (value is None or value.kind != V.LOSS) and not _a_summed_output_in_training(w, node):
         return
@@ -313,6 +313,24 @@ def check_accumulation(
         node,
         f"{what} is kept in '{container}' across iterations "
         "with its whole autograd graph: use loss.item() or loss.detach()",
+    )
+
+
+def _into_a_numpy_array(w: ScopeWalker, container: str, node: ast.AST) -> bool:
+    """``loss_arr[itr - 1] = loss`` into ``loss_arr = np.empty(n)``: NumPy stores the
+    number, not the tensor (nor its graph)."""
+    stored = isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)
+    if not stored and not (
+        isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript)
+    ):
+        return False
+    scope = w.func if w.func is not None else ast.Module(body=list(w.body), type_ignores=[])
+    return any(
+        isinstance(n, ast.Assign)
+        and isinstance(n.value, ast.Call)
+        and (dotted(n.value.func) or "").split(".")[0] in {"np", "numpy"}
+        and any(dotted(t) == container for t in n.targets)
+        for n in walk(scope)
     )
 
 

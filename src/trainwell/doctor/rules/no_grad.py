@@ -54,6 +54,7 @@ from ._no_grad_framework_examples import FRAMEWORK_EXAMPLES
 from ._no_grad_paths_examples import PATH_EXAMPLES
 from ._no_grad_role_examples import ROLE_EXAMPLES
 from ._no_grad_script_examples import SCRIPT_EXAMPLES
+from ._no_grad_state_examples import STATE_EXAMPLES
 from ._no_grad_what_runs_examples import WHAT_RUNS_EXAMPLES
 from ._registry import Rule, scope_check
 
@@ -91,6 +92,7 @@ TW012 = Rule(
         + FRAMEWORK_EXAMPLES
         + ROLE_EXAMPLES
         + FLOW_EXAMPLES
+        + STATE_EXAMPLES
     ),
 )
 
@@ -303,8 +305,8 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     for node, site in inference_discards(w):
         what = dotted(node.func) if isinstance(node, ast.Call) else None
         event = by_node.get(node)
-        if own_method and (event is None or not evaluation_of(w, event)):
-            continue  # a model's own update (fit(), train()): only its test loop is inference
+        if own_method and (event is None or not (evaluation_of(w, event) or _teacher(w, event))):
+            continue  # a model's own update: only its test loop and teachers are inference
         model = (event.receiver if event is not None else None) or _method_owner(w, what)
         # one finding per model and inference block: the whole scope when it does not
         # train, else each loop (an evaluation inside the training loop, one after it) and
@@ -396,14 +398,19 @@ def _record_helper_uses(w: ScopeWalker) -> None:
         uses.cut_links.append((w.func, _summary_at(w, call)))
 
 
+def _teacher(w: ScopeWalker, event: Event) -> bool:
+    """A model the method is handed, puts in eval() and does not train (a teacher)."""
+    return (event.receiver or "").split(".")[0] in w.params and frozen(w, event)
+
+
 def _runs_a_model_that_needs_grad(w: ScopeWalker) -> bool:
     """A model of the scope has a method that takes input gradients (V.NEEDS_GRAD)."""
     for value in w.env.values():
         if value is None or value.kind != V.MODEL:
             continue
-        flags = value.flags
-        if value.cls in w.fa.classes:
-            flags = flags | w.fa.forward_flags(value.cls)
+        flags = value.flags  # (of each class it may be of: Clean|FGSM, an attack or not)
+        for cls in (c for c in V.class_choices(value.cls) if c in w.fa.classes):
+            flags = flags | w.fa.forward_flags(cls)
         if V.NEEDS_GRAD in flags:
             return True
     return False

@@ -18,6 +18,7 @@ from ._lightning_schedules import EXAMPLES as LIGHTNING_EXAMPLES
 from ._lightning_schedules import check_lightning_schedules
 from ._registry import Example, Rule, scope_check
 from ._schedule_step_examples import EXAMPLES as STEP_EXAMPLES
+from ._step_facts import check_schedules_stepped_by_calls
 
 TW003 = Rule(
     "TW003",
@@ -407,6 +408,7 @@ def check_scheduler_placement(w: ScopeWalker) -> None:
             _check_epoch_scheduler(w, sched)
         elif V.PER_STEP in sched.value.flags and not has_args:
             _check_step_scheduler(w, sched)
+    check_schedules_stepped_by_calls(w)
     check_lightning_schedules(w)
 
 

@@ -121,6 +121,29 @@ TW008 = Rule(
             [],
         ),
         Example(
+            # the model's output trimmed in one arm: still the LogSoftmax module's output
+            "log_softmax_module_output_trimmed_in_one_arm_into_ce",
+            """\
+            class Tokenizer(nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Linear(768, 100)
+                    self.softmax = nn.LogSoftmax(dim=1)
+                    self.lossfunc = nn.CrossEntropyLoss()
+
+                def forward(self, x):
+                    return self.softmax(self.fc(x))
+
+                def train_step(self, x, y):
+                    y_pred = self(x)
+                    if len(y) < y_pred.shape[0]:
+                        y_pred = y_pred[: len(y)]
+                    loss = self.lossfunc(y_pred, y)
+                    loss.backward()
+            """,
+            [(15, "TW008")],
+        ),
+        Example(
             # a recurrent model returns its log-probabilities first, with its hidden state
             "log_softmax_first_of_a_returned_tuple_into_ce",
             """\
