@@ -1,4 +1,4 @@
-"""The doctor on the held-out corpora checked as projects (heldout9 to heldout144).
+"""The doctor on the held-out corpora checked as projects (heldout9 to heldout152).
 
 Each of these corpora stores, beside its scored scripts, the modules of the same repository
 that they import (``context/``), so ``real/score.py --projects`` checks every script inside
@@ -6,9 +6,9 @@ its repository as its users run the doctor. Each corpus was labelled and committ
 doctor first ran on it; its README gives that first run (the held-out figure) and what the
 cases it showed changed. The floors below are the figures after those changes, rounded down:
 they must not fall. Where a corpus keeps few labels at 2.6 (heldout12: 4), one script moves
-its 2.6 figures by a large step. From heldout145 on, a corpus commits only its labels and
-manifest (the scripts it scores are kept outside the repository), so it has no floor here:
-its README gives its figures and how to reproduce them.
+its 2.6 figures by a large step. The scripts themselves are third-party code kept outside the
+repository, in the corpus store (``real/README.md``, "Where the scripts are"): a corpus the
+store does not hold on this machine is skipped, with the reason.
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.system.doctor.store import score, skip_unless_stored
 
 HERE = Path(__file__).resolve().parent
 SCORE = HERE / "real" / "score.py"
-sys.path.insert(0, str(SCORE.parent))
-import score  # noqa: E402  (the scorer is a script beside the corpora, not a package)
 
 # corpus: (scripts, {target: (precision floor, recall floor)}), the figures after its round
 FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
@@ -234,6 +233,20 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     "heldout142": (15, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
     "heldout143": (12, {"2.5": (0.99, 0.95), "2.6": (0.99, 0.90)}),
     "heldout144": (15, {"2.5": (0.99, 0.83), "2.6": (0.99, 0.71)}),
+    # (round 30; 0.60 / 0.46: rollout and test-episode forwards of an agent's policy_old
+    # and acting helpers whose inference the labels count, omnisafe's learners run by
+    # other files; 0.92: open_spiel's DQN target forward)
+    "heldout145": (26, {"2.5": (0.92, 0.60), "2.6": (0.87, 0.46)}),
+    # (0.82 / 0.66: tner's evaluation through methods of its own model class, labelled at
+    # other lines than the doctor's; ABSA's _predict implemented in other files' subclasses)
+    "heldout146": (18, {"2.5": (0.82, 0.66), "2.6": (0.66, 0.46)}),
+    "heldout147": (22, {"2.5": (0.99, 0.83), "2.6": (0.99, 0.60)}),
+    "heldout148": (27, {"2.5": (0.99, 0.83), "2.6": (0.99, 0.44)}),
+    "heldout149": (18, {"2.5": (0.99, 0.80), "2.6": (0.99, 0.68)}),
+    "heldout150": (21, {"2.5": (0.99, 0.67), "2.6": (0.99, 0.43)}),
+    "heldout151": (25, {"2.5": (0.97, 0.95), "2.6": (0.96, 0.92)}),
+    # (2.5 only: at 2.6 its eight labels are missed and nothing is found, no precision)
+    "heldout152": (27, {"2.5": (0.99, 0.75)}),
 }
 
 
@@ -242,6 +255,7 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
 def test_heldout_corpus_checked_as_projects_stays_above_its_floors(
     corpus: str, tmp_path: Path
 ) -> None:
+    skip_unless_stored(corpus)
     scripts, floors = FLOORS[corpus]
     out = tmp_path / f"{corpus}.json"
     args = ["--corpus", corpus, "--projects", "--quiet", "--json", str(out)]

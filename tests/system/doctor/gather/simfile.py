@@ -2,8 +2,9 @@
 
     python tests/system/doctor/gather/simfile.py CANDIDATE.py [...] [--also DIR ...]
 
-Earlier files: every ``files/`` and ``context/`` script of the corpora beside this folder,
-and those under each ``--also`` folder (corpora kept outside the repository). A candidate
+Earlier files: every ``files/`` and ``context/`` script of the corpus store (the corpora's
+scripts, kept outside the repository: ``real/score.py`` says where) and of each ``--also``
+folder (a round's new corpora, not yet in the store). A candidate
 sharing over 30% of its shingles with one earlier file is a repeat (exit status 1).
 Lines are compared without whitespace, blank and comment lines skipped.
 """
@@ -17,7 +18,8 @@ from pathlib import Path
 
 SHINGLE = 8
 REPEAT = 0.30
-CORPORA = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "real"))
+import score  # noqa: E402  (the scorer is a script, not a package)
 
 
 def shingles(path: Path) -> set[str]:
@@ -34,7 +36,7 @@ def shingles(path: Path) -> set[str]:
 
 
 def earlier_files(extra: list[Path]) -> list[Path]:
-    roots = [CORPORA, *extra]
+    roots = [score.store_root(), *extra]
     return [
         path
         for root in roots

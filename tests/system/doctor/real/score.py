@@ -1,7 +1,6 @@
 """Score ``trainwell doctor`` against the hand labels of the real-world corpus.
 
-For every script of manifest.json that is available (files/ for stored ones, cache/ for the
-ones fetch.py downloads) the doctor is run twice, through the same code path as the CLI
+For every script of manifest.json that is available the doctor is run twice, through the same code path as the CLI
 (``trainwell.doctor.check_paths``): once with ``--target-torch 2.5`` (TW016 applies) and once
 with the doctor's built-in default target (torch 2.6, where TW016 is off). Findings are matched
 to labels of the same code whose line is within +-2 (each label and each finding is used at
@@ -21,12 +20,22 @@ laid out at their paths in the repository, so an ``evaluate()`` imported from ``
 read where it is defined. Each script is still checked on its own, so a finding of another file
 is reported at this script's call into it (the labels' convention for cross-file facts).
 Without ``--projects`` each script is checked alone, as a single file.
+
+The scripts themselves are third-party code and are not part of this repository: a corpus
+folder here holds only its labels, manifest and README. They are read from the corpus store,
+``$TW_DOCTOR_CORPORA`` (default ``~/.cache/trainwell/doctor-corpora``), one folder per corpus
+with the layout ``<corpus>/files/<file>``, ``<corpus>/context/<owner>__<repo>/<path>`` and
+``<corpus>/cache/<id>.py``; a corpus folder given as a path that holds ``files/`` itself is
+read from there. Each script's bytes must match the manifest's ``sha256``: a store that holds
+another version is refused, since its labels would point at the wrong lines.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -45,6 +54,12 @@ VERSION_BOUND = {"TW016": (2, 6)}
 # outside any project. Run from this repository without --target-torch the CLI would instead
 # take the torch floor of trainwell's own pyproject.toml (torch>=2.4), i.e. the 2.5 table.
 DEFAULT_TARGET = "2.6"
+STORE_VARIABLE = "TW_DOCTOR_CORPORA"
+SCRIPT_FOLDERS = ("files", "context", "cache")
+
+
+class CorpusMismatch(ValueError):
+    """A stored script is not the version its manifest entry was labelled on."""
 
 
 @dataclass
@@ -61,10 +76,56 @@ def corpus_dir(name: str) -> Path:
     return path if path.is_dir() else HERE.parent / name
 
 
+def store_root() -> Path:
+    """The corpus store: ``$TW_DOCTOR_CORPORA``, else ``~/.cache/trainwell/doctor-corpora``."""
+    configured = os.environ.get(STORE_VARIABLE)
+    if configured:
+        return Path(configured).expanduser()
+    return Path.home() / ".cache" / "trainwell" / "doctor-corpora"
+
+
+def scripts_dir(corpus: Path) -> Path:
+    """Where a corpus's scripts lie: the corpus folder itself when it holds them (a corpus
+    laid out by hand, as in the tests), else its folder in the store."""
+    if any((corpus / folder).is_dir() for folder in SCRIPT_FOLDERS):
+        return corpus
+    return store_root() / corpus.name
+
+
 def script_path(entry: dict, corpus: Path = HERE) -> Path:
+    base = scripts_dir(corpus)
     if entry["stored"]:
-        return corpus / "files" / entry["file"]
-    return corpus / "cache" / f"{entry['id']}.py"
+        return base / "files" / entry["file"]
+    return base / "cache" / f"{entry['id']}.py"
+
+
+def missing_scripts(manifest: list[dict], corpus: Path) -> list[str]:
+    """The ids of the stored entries whose script is not available."""
+    return [e["id"] for e in manifest if e["stored"] and not script_path(e, corpus).is_file()]
+
+
+def store_lacks(manifest: list[dict], corpus: Path) -> bool:
+    """True when none of a corpus's stored scripts is available (nothing to score)."""
+    return len(missing_scripts(manifest, corpus)) == sum(bool(e["stored"]) for e in manifest)
+
+
+def absent_reason(corpus: Path) -> str:
+    """Why a corpus cannot be scored here, and how to make it so (for skips and errors)."""
+    return (
+        f"the scripts of corpus {corpus.name} are not in {scripts_dir(corpus)}: they are "
+        f"third-party code kept outside the repository; set {STORE_VARIABLE} to a store "
+        f"that holds {corpus.name}/files/ (real/README.md, 'Where the scripts are')"
+    )
+
+
+def verify(entry: dict, path: Path) -> None:
+    """Refuse a script whose bytes are not those its labels were made on."""
+    expected = entry.get("sha256")
+    if expected and hashlib.sha256(path.read_bytes()).hexdigest() != expected:
+        raise CorpusMismatch(
+            f"{path}: sha256 differs from manifest entry {entry['id']} "
+            f"({entry['repo']}@{entry['commit'][:12]}:{entry['path']}); put that version there"
+        )
 
 
 def match(labels: list[dict], findings: list) -> tuple[list, list, list]:
@@ -105,7 +166,7 @@ def lay_out_projects(manifest: list[dict], corpus: Path, root: Path) -> dict[str
             shutil.copyfile(source, dest)
             placed[entry["id"]] = dest
     for entry in manifest:
-        stored = corpus / "context" / entry["repo"].replace("/", "__")
+        stored = scripts_dir(corpus) / "context" / entry["repo"].replace("/", "__")
         for relative in entry.get("context", []):
             dest = root / repository_folder(entry) / relative
             if not dest.exists() and (stored / relative).is_file():  # a scored script wins
@@ -120,6 +181,9 @@ def findings_by_script(
     """The doctor's findings for each available script, checked alone; with ``projects`` its
     repository's other files lie beside it, where its imports find them (they are read for
     what the script uses, not checked themselves)."""
+    for entry in manifest:
+        if entry["stored"] and script_path(entry, corpus).is_file():
+            verify(entry, script_path(entry, corpus))
     with tempfile.TemporaryDirectory(prefix="doctor-projects-") as tmp:
         if projects:
             placed = lay_out_projects(manifest, corpus, Path(tmp))
@@ -197,7 +261,10 @@ def report(result: dict, quiet: bool) -> None:
         f"{result['repositories']} repositories, checked as {result['mode']} =="
     )
     if result["skipped_missing"]:
-        print(f"   ({len(result['skipped_missing'])} not available: run fetch.py to download them)")
+        print(
+            f"   ({len(result['skipped_missing'])} not available: see real/README.md, "
+            f"'Where the scripts are')"
+        )
     print(
         f"{'rule':<8}{'labels':>7}{'found':>7}{'TP':>5}{'FP':>5}{'FN':>5}{'precision':>11}{'recall':>9}"
     )
@@ -249,8 +316,15 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"entries without labels: {missing}", file=sys.stderr)
         return 2
+    if store_lacks(manifest, corpus):
+        print(f"--corpus {args.corpus}: {absent_reason(corpus)}", file=sys.stderr)
+        return 2
     targets = args.target or ["2.5", DEFAULT_TARGET]
-    results = [score(manifest, labels, t, corpus, args.projects) for t in targets]
+    try:
+        results = [score(manifest, labels, t, corpus, args.projects) for t in targets]
+    except CorpusMismatch as exc:
+        print(f"--corpus {args.corpus}: {exc}", file=sys.stderr)
+        return 2
     for result in results:
         report(result, args.quiet)
     if args.json:

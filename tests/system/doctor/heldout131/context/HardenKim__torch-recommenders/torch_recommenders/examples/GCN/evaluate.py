@@ -1,6 +1,0 @@
-
-def accuracy(output, labels):
-    correct_preds = output.argmax(1).type_as(labels) == labels
-    acc = correct_preds.float().mean()
-
-    return acc

@@ -1,1 +1,0 @@
-from networks.resnet_cifar import ResLTResNet32

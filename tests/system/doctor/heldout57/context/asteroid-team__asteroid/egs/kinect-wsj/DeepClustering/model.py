@@ -1,1 +1,0 @@
-../../wsj0-mix/DeepClustering/model.py
