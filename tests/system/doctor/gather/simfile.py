@@ -19,7 +19,7 @@ from pathlib import Path
 SHINGLE = 8
 REPEAT = 0.30
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "real"))
-import score  # noqa: E402  (the scorer is a script, not a package)
+from corpus_store import store_root  # noqa: E402  (not score.py: it imports the doctor)
 
 
 def shingles(path: Path) -> set[str]:
@@ -36,7 +36,7 @@ def shingles(path: Path) -> set[str]:
 
 
 def earlier_files(extra: list[Path]) -> list[Path]:
-    roots = [score.store_root(), *extra]
+    roots = [store_root(), *extra]
     return [
         path
         for root in roots

@@ -35,13 +35,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import shutil
 import sys
 import tempfile
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from corpus_store import STORE_VARIABLE, store_root
 
 from trainwell.doctor import check_paths
 
@@ -54,7 +55,6 @@ VERSION_BOUND = {"TW016": (2, 6)}
 # outside any project. Run from this repository without --target-torch the CLI would instead
 # take the torch floor of trainwell's own pyproject.toml (torch>=2.4), i.e. the 2.5 table.
 DEFAULT_TARGET = "2.6"
-STORE_VARIABLE = "TW_DOCTOR_CORPORA"
 SCRIPT_FOLDERS = ("files", "context", "cache")
 
 
@@ -74,14 +74,6 @@ def corpus_dir(name: str) -> Path:
     """A corpus folder: a path, or the name of a sibling of this folder (``real``, ``heldout``)."""
     path = Path(name)
     return path if path.is_dir() else HERE.parent / name
-
-
-def store_root() -> Path:
-    """The corpus store: ``$TW_DOCTOR_CORPORA``, else ``~/.cache/trainwell/doctor-corpora``."""
-    configured = os.environ.get(STORE_VARIABLE)
-    if configured:
-        return Path(configured).expanduser()
-    return Path.home() / ".cache" / "trainwell" / "doctor-corpora"
 
 
 def scripts_dir(corpus: Path) -> Path:
