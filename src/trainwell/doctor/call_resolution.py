@@ -161,6 +161,13 @@ class CallResolution(ScopeState):
                 )
             elif not summary.trains and self._first_foreign_report(func, cand, call):
                 self.foreign_candidates.append(_said_at(call, func, cand, how))
+        for cand in func.own_evaluation:
+            if runs_for_call(func, cand.line, call) and self._first_foreign_report(
+                func, cand, call
+            ):
+                finding = _said_at(call, func, cand, how)
+                finding.in_a_training_call = True
+                self.foreign_candidates.append(finding)
         for cand in func.cut_candidates if not summary.trains else ():
             passed = (values or {}).get(cand.model_param or "")
             if (passed is None or passed.kind != V.FUNCTION) and self._first_foreign_report(

@@ -136,6 +136,11 @@ class Event:
     same_class: bool = False
 
 
+# in the messages of TW012's eval() rule ("model(...) runs after model.eval() without ..."):
+# a forward after the function's own eval(), as opposed to a data-flow finding
+EVAL_RULE_MARK = " runs after "
+
+
 @dataclass
 class RawFinding:
     code: str
@@ -153,6 +158,16 @@ class RawFinding:
     cut_returned: bool = False
     # said at a call for a forward in another file: a noqa there silences it too
     silenced_at: tuple[str, int] | None = None
+    # said at the call of another file's training function, for that function's own
+    # evaluation: a forward of the caller's after it is another evaluation
+    in_a_training_call: bool = False
+
+    @property
+    def by_eval_rule(self) -> bool:
+        """Found by TW012's eval() rule for a region of this scope (``model(...) runs after
+        model.eval() ...``), not by the data flow nor for a training function's own region."""
+        return EVAL_RULE_MARK in self.message and not self.in_a_training_call
+
     # inference whatever a switch argument says (a frozen teacher in a train-or-evaluate
     # function): said at the forward, not only at the calls that switch training off
     every_call: bool = False

@@ -54,6 +54,10 @@ class ForeignFunction:
     # TW012 inside it whose forward's detached tensor it returns (``_, pred = out.max(1);
     # return pred``): reported at a call whose scope makes no target of what it gets back
     cut_candidates: list[RawFinding] = field(default_factory=list)
+    # a training function's own evaluation (its eval(), then a forward without no_grad, in
+    # its own body): it stands whoever calls it, so with its file outside the run it is
+    # said at the callers' calls
+    own_evaluation: list[RawFinding] = field(default_factory=list)
     # an object of a project class it returns (``create_model(opt)`` -> ``HGModel(opt)``)
     returned_class: ForeignClass | None = None
     # its definition: which of its forwards a call's literal arguments leave running

@@ -21,7 +21,7 @@ from . import values as V
 from ._astutil import dotted, walk
 from .analysis import Checks, FileAnalysis
 from .class_facts import no_grad_methods
-from .events import Summary
+from .events import EVAL_RULE_MARK, Summary
 from .foreign import Foreign, ForeignClass, ForeignFunction, ForeignNode
 from .graph_calls import NOT_FOLLOWED_METHODS
 from .project_calls import CallsAcrossFiles
@@ -322,7 +322,19 @@ def _exported_function(
     ]
     exported = _export(summary, shown, checked, name, of_model or not _sets_autograd(func))
     node = func if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-    return ForeignFunction(name, exported, shown, checked, candidates, cut_candidates, node=node)
+    found = ForeignFunction(name, exported, shown, checked, candidates, cut_candidates, node=node)
+    if summary.trains and not checked:
+        # (an eval() forward before its first training step prepares the training: prototypes
+        # for a classifier's initial weights, a target network's first values)
+        trained = min(getattr(n, "lineno", 0) for n in [*summary.backward, *summary.steps])
+        found.own_evaluation = [
+            finding
+            for owner, finding in fa.no_grad_candidates
+            if owner in (None, func)
+            and EVAL_RULE_MARK in finding.message
+            and trained < finding.line <= (getattr(func, "end_lineno", 0) or 0)
+        ]
+    return found
 
 
 def _calls_anything(body: list[ast.stmt]) -> bool:

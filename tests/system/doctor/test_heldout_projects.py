@@ -1,4 +1,4 @@
-"""The doctor on the held-out corpora checked as projects (heldout9 to heldout152).
+"""The doctor on the held-out corpora checked as projects (heldout9 to heldout160).
 
 Each of these corpora stores, beside its scored scripts, the modules of the same repository
 that they import (``context/``), so ``real/score.py --projects`` checks every script inside
@@ -155,9 +155,10 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     "heldout77": (28, {"2.5": (0.99, 0.72), "2.6": (0.99, 0.52)}),
     # (0.78 / 0.63: evaluation helpers passed in as arguments or run through a callable)
     "heldout78": (28, {"2.5": (0.97, 0.78), "2.6": (0.95, 0.63)}),
-    # (0.77 at 2.6: test-time fine-tuning forwards after eval(), unlabelled by the MAML
-    # precedent; 8 labels at 2.6)
-    "heldout79": (31, {"2.5": (0.94, 0.97), "2.6": (0.77, 0.87)}),
+    # (0.92 / 0.70: test-time fine-tuning forwards after eval(), unlabelled by the MAML
+    # precedent, one of them since round 31 said at main.py's call of the fine-tuning
+    # function of another file; 8 labels at 2.6)
+    "heldout79": (31, {"2.5": (0.92, 0.97), "2.6": (0.70, 0.87)}),
     # (0.87 / 0.70: two helpers of another file on one model in one evaluation region
     # reported twice, where the label counts one)
     "heldout80": (26, {"2.5": (0.94, 0.84), "2.6": (0.87, 0.70)}),
@@ -247,6 +248,22 @@ FLOORS: dict[str, tuple[int, dict[str, tuple[float, float]]]] = {
     "heldout151": (25, {"2.5": (0.97, 0.95), "2.6": (0.96, 0.92)}),
     # (2.5 only: at 2.6 its eight labels are missed and nothing is found, no precision)
     "heldout152": (27, {"2.5": (0.99, 0.75)}),
+    # (round 31; 0.50 at 2.6: of its 2 labels, LPIPS evaluated through trainer.forward handed
+    # to a scoring function of another file is missed)
+    "heldout153": (21, {"2.5": (0.99, 0.93), "2.6": (0.99, 0.50)}),
+    "heldout154": (21, {"2.5": (0.99, 0.82), "2.6": (0.99, 0.71)}),
+    "heldout155": (21, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    # (0.71: stable-ssl's schedulers stepped without a metric, labelled in case one is
+    # ReduceLROnPlateau)
+    "heldout156": (19, {"2.5": (0.99, 0.71), "2.6": (0.99, 0.71)}),
+    # (0.92 / 0.75: ChatRWKV's forward, whose class (behind a sys.path entry) runs it
+    # under no_grad; a volatile=True evaluation of torch 0.3)
+    "heldout157": (18, {"2.5": (0.92, 0.92), "2.6": (0.75, 0.75)}),
+    "heldout158": (23, {"2.5": (0.93, 0.96), "2.6": (0.83, 0.90)}),
+    "heldout159": (20, {"2.5": (0.99, 0.99), "2.6": (0.99, 0.99)}),
+    # (0.90 / 0.75, 0.66 / 0.40: few-shot test loops through a model method of another
+    # file, La-MAML's evaluation said at the caller where the label is at the forward)
+    "heldout160": (28, {"2.5": (0.90, 0.75), "2.6": (0.66, 0.40)}),
 }
 
 

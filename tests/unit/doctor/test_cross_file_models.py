@@ -376,9 +376,12 @@ else:
     assert lines([main]) == {("main.py", 6, "TW012")}
 
 
-def test_a_training_functions_own_evaluation_is_left_to_its_file(tmp_path: Path) -> None:
+def test_a_training_functions_own_evaluation_is_said_at_its_forward_or_at_the_call(
+    tmp_path: Path,
+) -> None:
     # train_and_check() trains, then evaluates with autograd on: pipeline.py says so at
-    # the forward when it is checked; main.py's call is no evaluation of its own
+    # the forward when it is checked; with main.py checked alone, its call is the one
+    # place left to say it (the message names the forward, where the fix goes)
     write(tmp_path, "pipeline.py", EVALUATE)
     main = write(
         tmp_path,
@@ -386,7 +389,9 @@ def test_a_training_functions_own_evaluation_is_left_to_its_file(tmp_path: Path)
         "from pipeline import train_and_check\n\n"
         "for epoch in range(3):\n    train_and_check(model, loader, optimizer, True)\n",
     )
-    assert lines([main]) == set()
+    assert lines([main]) == {("main.py", 4, "TW012")}
+    [finding] = check_paths([main], select="TW012")
+    assert "pipeline.py:17" in finding.message
     assert lines([tmp_path]) == {("pipeline.py", 17, "TW012")}
 
 

@@ -4,8 +4,10 @@ graph; its shape still is (a smoke test's ``assert out.shape == ...``). A forwar
 statement, its result thrown away (a warm-up, a model that keeps its output on
 itself), is no evaluation by its output, after eval() too, unless hooks take what it
 computes. A function named for running a forward and handed the model
-(``forward_fn(model, batch)``, picked by the config) runs it, whatever its body. Run as
-tests beside the rule."""
+(``forward_fn(model, batch)``, picked by the config) runs it, whatever its body. A
+helper handed the model in the other arm of an evaluation the eval() rule already
+reported (``compute_loss(model, x)`` where the first arm runs ``model(x)``) is that same
+evaluation. Run as tests beside the rule."""
 
 from __future__ import annotations
 
@@ -57,6 +59,23 @@ def evaluate(model, loader, forward_fn, metrics_fn):
 print(evaluate(model, valid_loader, args.forward_fn, args.metrics_fn))
 """
 
+_ARMS = """\
+def compute_loss(model, x):
+    return model(x).pow(2).mean()
+
+
+def evaluate(model, loader, boosted):
+    model.eval()
+    if boosted:
+        losses = [model(x).pow(2).mean().detach() for x in loader]
+    else:
+        losses = [{other}.detach() for x in loader]
+    return torch.stack(losses).mean().item()
+
+
+print(evaluate(model, valid_loader, args.boosted))
+"""
+
 FLOW_EXAMPLES = (
     Example(
         "a_forward_as_a_statement_after_eval_keeps_nothing_by_its_output",
@@ -105,5 +124,18 @@ FLOW_EXAMPLES = (
             run="with torch.no_grad():\n            loss, batch_hyp = forward_fn(model, batch)"
         ),
         [],
+    ),
+    Example(
+        # one evaluation whichever arm runs: said once, at the first arm's forward
+        "a_helper_handed_the_model_in_the_other_arm_of_one_evaluation",
+        _ARMS.format(other="compute_loss(model, x)"),
+        [(8, "TW012")],
+    ),
+    Example(
+        # (another model in the other arm is another evaluation, said at the forward of
+        # the file's helper)
+        "another_model_in_the_other_arm_of_an_evaluation",
+        _ARMS.format(other="compute_loss(ema_model, x)"),
+        [(2, "TW012"), (8, "TW012")],
     ),
 )

@@ -116,6 +116,22 @@ TW013 = Rule(
             [(5, "TW013")],
         ),
         Example(
+            # an empty dict filled key by key in a loop
+            "modules_stored_item_by_item_into_a_plain_dict",
+            """\
+            class Recommender(nn.Module):
+                def __init__(self, sizes, dim, device):
+                    super().__init__()
+                    self.emb = {}
+                    for key in sizes:
+                        self.emb[key] = nn.Embedding(sizes[key], dim).to(device)
+                    self.cache = {}
+                    for key in sizes:
+                        self.cache[key] = torch.zeros(sizes[key], dim)
+            """,
+            [(6, "TW013")],
+        ),
+        Example(
             "module_list_registered",
             """\
             class Net(nn.Module):
@@ -210,6 +226,10 @@ def _unregistered_candidates(fa: FileAnalysis, init: ast.AST) -> list[tuple]:
                 candidates.append((node, attr, ctor, "list"))
             continue
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            stored = _item_store(node.targets[0])
+            if stored in empty and _module_ctor(fa, node.value):
+                # self.emb = {} ... self.emb[key] = nn.Embedding(...): filled item by item
+                candidates.append((node, stored, _module_ctor(fa, node.value), "dict"))
             attr = _self_attr(node.targets[0])
             if attr is None:
                 continue
@@ -254,6 +274,11 @@ def _grown_list(node: ast.AST) -> tuple[str, ast.expr] | None:
     if _self_attr(value.right) == attr:
         return attr, value.left
     return None
+
+
+def _item_store(target: ast.AST) -> str | None:
+    """``attr`` for an item store into ``self.attr[key]``."""
+    return _self_attr(target.value) if isinstance(target, ast.Subscript) else None
 
 
 def _elements(node: ast.List | ast.Dict) -> list:

@@ -14,6 +14,7 @@ from ..analysis import ScopeWalker
 from ..events import (
     CALL,
     EVAL,
+    EVAL_RULE_MARK,
     FORWARD,
     MODE_UNKNOWN,
     RECEIVER,
@@ -95,9 +96,6 @@ TW012 = Rule(
         + STATE_EXAMPLES
     ),
 )
-
-
-EVAL_RULE_MARK = " runs after "  # in the eval() rule's messages
 
 
 @scope_check(TW012)
@@ -298,9 +296,7 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
     input_gradients = InputGradients(w) if w.facts.grad_machinery else None
     reported: dict[tuple, int] = {}  # block -> line of its finding
     reported_arms: dict[tuple, list] = {}  # the paths of the first finding of each block
-    eval_rule = [  # what the eval() rule found (it runs first)
-        c for c in w.fa.no_grad_candidates if EVAL_RULE_MARK in c[1].message
-    ]
+    eval_rule = [c for c in w.fa.no_grad_candidates if c[1].by_eval_rule]  # (it runs first)
     by_node = {e.node: e for e in w.events}
     for node, site in inference_discards(w):
         what = dotted(node.func) if isinstance(node, ast.Call) else None
@@ -326,7 +322,9 @@ def collect_discarded_graphs(w: ScopeWalker) -> None:
             del reported[block]  # model = solver.model again: another model, evaluated anew
         if block in reported or parents & reported.keys():
             continue  # model.generator(...) after model(...): the same model's inference
-        if _reported_by_eval_rule(w, eval_rule, event, model, region):
+        # (a helper the model is handed to, ``compute_loss(model, x)``, runs that model)
+        ran = {model, _model_handed(w, event)} - {None}
+        if any(_reported_by_eval_rule(w, eval_rule, event, m, region) for m in ran):
             continue
         reported[block] = here
         if event is not None and arm == 0:
