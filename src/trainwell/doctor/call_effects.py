@@ -5,9 +5,8 @@ Method calls on a tracked value (``loss.backward()``, ``optimizer.step()``,
 itself (``model(x)``, ``criterion(out, y)``, trainwell's ``clipping(params)``), and calls of
 torch and library functions and classes by their resolved name (optimizer, scheduler,
 loss, model and loader constructors, ``clip_grad_norm_``, softmax ...).  This is where the
-analysis learns which names hold models, optimizers, schedulers and losses.  Each
-classifier returns :data:`~.scope_state.NOTHING` when it does not apply, so that the caller
-(:meth:`~.expressions.ExpressionWalker.ev_call`) tries the next one.
+analysis learns which names hold models, optimizers, schedulers and losses.  Each classifier
+returns :data:`~.scope_state.NOTHING` when it does not apply: ``ev_call`` tries the next.
 """
 
 from __future__ import annotations
@@ -130,6 +129,8 @@ class CallEffects(ScopeState):
                 turns_autograd_off(own) for own in self._own_methods(recv, method)
             ):
                 return NOTHING  # its own no_grad inside: followed as the model's method
+            if method in self.no_grad_methods(recv):  # rwkv's RWKV.forward, another file's
+                return Value(V.OUTPUT, flags=frozenset({V.NO_GRAPH}))
             given = bool(call.args or call.keywords)  # criterion.forward_epoch_metrics(): no input
             layers = given and runs_own_layers(
                 getattr(self.fa.classes.get(recv.cls or ""), "node", None), method
@@ -407,7 +408,7 @@ class CallEffects(ScopeState):
                 return Value(V.TENSOR, flags=frozenset({_SOFTMAX_MODULES[callee.cls]}))
             forward = self.emit(FORWARD, call, receiver=self.model_key(dotted(call.func)))
             flags = callee.flags or self.fa.forward_flags(callee.cls)
-            if switches_off_grad(flags, call):
+            if switches_off_grad(flags, call) or "forward" in self.no_grad_methods(callee):
                 forward.no_grad = True  # model(batch, is_eval=True): no_grad inside forward()
             return self._model_output(callee)
         if callee.kind == V.CRITERION:

@@ -15,7 +15,6 @@ from dataclasses import replace
 
 from . import values as V
 from ._astutil import dotted, keyword, last_part, walk
-from .class_facts import no_grad_methods
 from .events import (
     BACKWARD,
     CALL,
@@ -153,7 +152,7 @@ class CallResolution(ScopeState):
             passed = (values or {}).get(cand.model_param or "")
             if passed is not None and passed.kind == V.FUNCTION:
                 continue  # evaluate(agent.get_action, env): the "model" is a function
-            if cand.model_method in self._no_grad_methods(passed):
+            if cand.model_method in self.no_grad_methods(passed):
                 continue  # model.predict(x) of a class whose predict is @torch.no_grad()
             if summary.trains and func.checked:
                 self.foreign_candidates.append(
@@ -176,14 +175,6 @@ class CallResolution(ScopeState):
                 finding = _said_at(call, func, cand, how)
                 finding.returned_by = call
                 self.foreign_candidates.append(finding)
-
-    def _no_grad_methods(self, value: Value | None) -> frozenset[str]:
-        """The methods the class of a model value runs under @torch.no_grad()."""
-        cls = value.cls if value is not None and value.kind == V.MODEL else None
-        if cls in self.fa.classes:
-            return no_grad_methods(self.fa.classes[cls].node)
-        foreign = self.fa.foreign.names.get(cls or "") if self.fa.foreign else None
-        return foreign.no_grad_methods if isinstance(foreign, ForeignClass) else frozenset()
 
     def hand_over(self, run: ast.Call) -> None:
         """``Process(target=evaluate, args=(model, loader))``, ``pool.map(f, xs)``: the

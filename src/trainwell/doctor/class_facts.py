@@ -167,19 +167,35 @@ def parameters_of(it: ast.expr) -> str:
 
 def no_grad_methods(node: ast.ClassDef) -> frozenset[str]:
     """The methods the class runs under ``@torch.no_grad()`` / ``@torch.inference_mode()``
-    (``def predict(self, x)``): a call of one records no graph, wherever it is made."""
+    (``def predict(self, x)``), or whose whole body is one ``with torch.no_grad():`` block:
+    a call of one records no graph, wherever it is made."""
     return frozenset(
         method.name
         for method in node.body
         if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and any(
-            last_part(dotted(d.func if isinstance(d, ast.Call) else d)) in _NO_GRAD_DECORATORS
-            for d in method.decorator_list
+        and (
+            any(_no_grad_context(d) for d in method.decorator_list)
+            or _whole_body_without_grad(method.body)
         )
     )
 
 
-_NO_GRAD_DECORATORS = {"no_grad", "inference_mode"}
+def _no_grad_context(node: ast.expr) -> bool:
+    return last_part(dotted(node.func if isinstance(node, ast.Call) else node)) in _NO_GRAD
+
+
+def _whole_body_without_grad(body: list[ast.stmt]) -> bool:
+    """``def forward(self, x): with torch.no_grad(): ...`` (a docstring before it)."""
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return (
+        len(body) == 1
+        and isinstance(body[0], ast.With)
+        and any(_no_grad_context(item.context_expr) for item in body[0].items)
+    )
+
+
+_NO_GRAD = {"no_grad", "inference_mode"}
 
 
 def subclasses_of(bases: dict[str, list[ast.expr]], name: str) -> list[str]:

@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass, field
 
 from ._astutil import dotted
+from .class_facts import no_grad_methods
 from .events import RawFinding, Summary
 
 
@@ -70,6 +71,15 @@ class Foreign:
 
     names: dict[str, ForeignClass | ForeignFunction] = field(default_factory=dict)
     modules: dict[str, dict[str, ForeignClass | ForeignFunction]] = field(default_factory=dict)
+
+
+def methods_without_grad(classes: dict, foreign: Foreign | None, cls: str | None) -> frozenset[str]:
+    """The methods class ``cls`` (of this file's ``classes`` or another file's) runs under
+    @torch.no_grad() or wholly inside a ``with torch.no_grad():`` block."""
+    if cls in classes:
+        return no_grad_methods(classes[cls].node)
+    found = foreign.names.get(cls or "") if foreign is not None else None
+    return found.no_grad_methods if isinstance(found, ForeignClass) else frozenset()
 
 
 def reached_twice(findings: list[RawFinding], tree: ast.AST) -> list[RawFinding]:

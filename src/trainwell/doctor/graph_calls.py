@@ -249,6 +249,13 @@ def names_in_nested_scopes(body: list[ast.stmt]) -> set[str]:
 
 
 def _free_names(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    names = func.__dict__.get("_tw_free_names")
+    if names is None:  # kept on the node: each enclosing scope asks again
+        names = func._tw_free_names = _free_names_of(func)  # type: ignore[union-attr]
+    return names
+
+
+def _free_names_of(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
     args = func.args
     bound = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     bound |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}

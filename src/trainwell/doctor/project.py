@@ -27,6 +27,7 @@ from .graph_calls import NOT_FOLLOWED_METHODS
 from .project_calls import CallsAcrossFiles
 from .recovery import parse_recovering
 from .scope_state import ClassInfo, class_method
+from .script_paths import script_path_folders
 from .sources import SourceError, read_python
 from .target import MODERN_TORCH
 
@@ -75,6 +76,7 @@ class ProjectIndex:
             self.by_name.setdefault(_module_name(key), key)
         self._facts: dict[Path, ModuleFacts | None] = {}
         self._busy: set[Path] = set()
+        self._script_folders: dict[Path, list[Path]] = {}  # what each file adds to sys.path
         self.calls_across = CallsAcrossFiles(self.checked)
 
     # -- resolution -----------------------------------------------------------------------
@@ -125,6 +127,9 @@ class ProjectIndex:
                     (f for b in bases for d in _CODE_FOLDERS if (f := self._file_at(b / d, parts))),
                     None,
                 )
+            if found is None:  # sys.path.append(os.path.join(BASE_DIR, "utils"))
+                folders = self._script_folders.get(importer.resolve(), [])
+                found = next((f for b in folders if (f := self._file_at(b, parts))), None)
         if found is None or found == importer.resolve():
             return None
         return found
@@ -143,6 +148,7 @@ class ProjectIndex:
     def foreign_for(self, path: Path, tree: ast.Module) -> Foreign | None:
         """What the imports of ``path`` (parsed as ``tree``) resolve to in the project."""
         importer = path.resolve()
+        self._script_folders[importer] = script_path_folders(importer, tree)
         foreign = Foreign()
         starred: dict[str, Symbol] = {}  # from models import *: what an explicit name lacks
         for node in walk(tree):
@@ -213,7 +219,8 @@ class ProjectIndex:
             return None
         else:
             own = [f.parent for f in importer.parents if f.name == parts[0]]
-            bases = [importer.parent, *own, *list(importer.parents)[1:3]]
+            added = self._script_folders.get(importer.resolve(), [])
+            bases = [importer.parent, *own, *list(importer.parents)[1:3], *added]
         for base in bases:
             folder = base.joinpath(*parts)
             if folder.is_dir() and not (folder / "__init__.py").is_file():

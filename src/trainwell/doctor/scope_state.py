@@ -22,7 +22,7 @@ from . import values as V
 from ._astutil import Imports, dotted, last_part, walk
 from .class_facts import requires_grad_settings
 from .events import EVAL, Event, IfInfo, LoopInfo, RawFinding, Summary
-from .foreign import Foreign, ForeignClass
+from .foreign import Foreign, ForeignClass, methods_without_grad
 from .mode_switch import TrainingSwitch
 from .scope_facts import ScopeFacts
 from .values import Value, normalize_receiver, value_from_name
@@ -206,6 +206,11 @@ class ScopeState:
             self.bind_loops[name] = ()
 
     # -- values ---------------------------------------------------------------------------
+    def no_grad_methods(self, value: Value | None) -> frozenset[str]:
+        """The methods the class of a model value runs without grad, of any file."""
+        cls = value.cls if value is not None and value.kind == V.MODEL else None
+        return methods_without_grad(self.fa.classes, self.fa.foreign, cls)
+
     def lookup(self, name: str | None) -> Value | None:
         if not name:
             return None

@@ -490,7 +490,9 @@ def _beside_a_trained_model(w: ScopeWalker, teacher: Event, forwards: list[Event
 def _freezes_parameters(w: ScopeWalker) -> bool:
     """``requires_grad_(False)`` / ``p.requires_grad = False`` anywhere in the file: a frozen
     model then builds no graph at all."""
-    return any(_freezes(n) for n in w.fa.nodes)
+    if "_freezes_parameters" not in w.fa.__dict__:  # a fact of the file, asked by every scope
+        w.fa._freezes_parameters = any(_freezes(n) for n in w.fa.nodes)
+    return w.fa._freezes_parameters
 
 
 def _freezes(node: ast.AST) -> bool:
