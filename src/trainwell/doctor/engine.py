@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 from .analysis import FileAnalysis
+from .autograd_aliases import resolve_autograd_aliases
 from .config import (
     DoctorConfig,
     UsageError,
@@ -159,6 +160,8 @@ def _check_text(
     # rest of the file is still checked.
     tree, problems = parse_recovering(text, path)
     raw_findings = [RawFinding("TW000", p.line, p.col, p.message) for p in problems]
+    if tree is not None:
+        resolve_autograd_aliases(tree)  # with torchNo_grad(): as with torch.no_grad():
     if tree is None:
         raw = [Finding(path, p.line, p.col, "TW000", p.message, "error") for p in problems]
         return [f for f in raw if _selected(f.code, select_codes, ignore_codes)]

@@ -21,7 +21,7 @@ from .call_resolution import CallResolution
 from .events import CALL, OPAQUE
 from .foreign import ForeignClass, ForeignFunction
 from .graph_calls import NOT_FOLLOWED_METHODS
-from .handover import handed_over
+from .handover import handed_over, mapped_here
 from .scope_state import NOTHING, arg_names, class_method, container_of
 from .values import Value, merge
 
@@ -297,6 +297,11 @@ class ExpressionWalker(CallResolution, CallEffects):
             self._register_step_fn(call)
         if (run := handed_over(call, qual)) is not None:
             self.hand_over(run)  # Process(target=f, ...): f runs with autograd on
+        if (mapped := mapped_here(call, qual)) is not None:
+            self._run_mapped(mapped)  # list(map(lambda b: val_one_epoch(b), loader))
+        if isinstance(func, ast.Attribute) and func.attr == "zero_grad":
+            # graph.zero_grad() of any class, this file's or another's, clears gradients
+            return self._method_call(call, "zero_grad", recv_node, recv_val, arg_vals)  # type: ignore[return-value]
         local = self._resolve_local(func)
         if local is not None:
             return self._local_call(call, *local, arg_vals, kw_vals)
@@ -343,6 +348,17 @@ class ExpressionWalker(CallResolution, CallEffects):
             return self._call_value(call, callee_val, arg_vals)
         self.opaque(call, [*arg_vals, *kw_vals.values()])
         return None
+
+    def _run_mapped(self, mapped: ast.Lambda | ast.Call) -> None:
+        if isinstance(mapped, ast.Call):
+            self.ev(mapped)
+            return
+        own = {
+            a.arg for a in [*mapped.args.posonlyargs, *mapped.args.args, *mapped.args.kwonlyargs]
+        }
+        shadowed = {name: self.env.pop(name) for name in own if name in self.env}
+        self.ev(mapped.body)
+        self.env.update(shadowed)
 
     def _rebound_to_a_function(self, name: str, node: ast.expr | None) -> bool:
         """``model = lambda x: session.run(...)`` after ``model`` held a module: the name now

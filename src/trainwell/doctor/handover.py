@@ -50,6 +50,20 @@ def handed_over(call: ast.Call, qual: str | None) -> ast.Call | None:
     return ast.copy_location(ast.Call(func=target, args=args, keywords=keywords), call)
 
 
+def mapped_here(call: ast.Call, qual: str | None) -> ast.Lambda | ast.Call | None:
+    """``map(f, xs)`` / ``filter(f, xs)``: ``f`` runs here, in this thread, once per element
+    when the result is consumed (``list(map(...))``). The lambda handed (its body runs with
+    its parameters unknown), or a call of the function handed with unseen arguments."""
+    if qual not in {"map", "filter"} or len(call.args) < 2:
+        return None
+    func = call.args[0]
+    if isinstance(func, ast.Lambda):
+        return func
+    if not isinstance(func, (ast.Name, ast.Attribute)):
+        return None
+    return ast.copy_location(ast.Call(func, [_unseen() for _ in call.args[1:]], []), call)
+
+
 def remote_functions(tree: ast.Module) -> set[ast.AST]:
     """Functions run by Ray in a worker or actor process (``@ray.remote`` on the function,
     or on the class whose methods they are): called through ``.remote()``, from this file

@@ -20,6 +20,7 @@ from pathlib import Path
 from . import values as V
 from ._astutil import dotted, walk
 from .analysis import Checks, FileAnalysis
+from .autograd_aliases import resolve_autograd_aliases
 from .class_facts import no_grad_methods
 from .events import EVAL_RULE_MARK, Summary
 from .foreign import Foreign, ForeignClass, ForeignFunction, ForeignNode
@@ -257,6 +258,7 @@ class ProjectIndex:
         tree, _ = parse_recovering(text, str(file))  # cuda(async=True) blanks one line
         if tree is None:
             raise SyntaxError(f"{file} does not parse")
+        resolve_autograd_aliases(tree)
         fa = FileAnalysis(tree, MODERN_TORCH, self.checks, self.foreign_for(file, tree))
         fa.run()
         checked = file in self.checked

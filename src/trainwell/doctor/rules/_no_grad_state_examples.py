@@ -130,6 +130,24 @@ def main(args):
 COMMANDS = {{"prior": evaluate_prior}}
 """
 
+# list(map(f, xs)) calls f here, once per element: a training helper and an evaluation one
+_MAPPED = """\
+def fit(model, optimizer, train_loader, valid_loader):
+    def train_one_batch(batch):
+        optimizer.zero_grad()
+        mse(model(batch[0]), batch[1]).backward()
+        optimizer.step()
+
+    def val_one_batch(batch):
+        return mse(model(batch[0]), batch[1]).item()
+
+    model.train()
+    list(map(train_one_batch, train_loader))
+    model.eval()
+    {run}
+"""
+
+
 STATE_EXAMPLES = (
     Example(
         "a_policy_whose_log_prob_reads_the_distribution_its_forward_kept",
@@ -165,5 +183,45 @@ STATE_EXAMPLES = (
         "commands_of_a_table_dispatched_with_autograd_on",
         _COMMANDS.format(dispatch="COMMANDS[args.command](args)"),
         [(2, "TW012")],
+    ),
+    Example(
+        "a_forward_under_another_name_for_no_grad",
+        """\
+        torchNo_grad = _safe_import("torch.no_grad")
+
+        def predict_proba(network, loader):
+            network.eval()
+            with torchNo_grad():
+                return [network(x).softmax(1) for x in loader]
+
+        predict_proba(torch.nn.Linear(2, 2), [])
+        """,
+        [],
+    ),
+    Example(
+        "a_forward_under_another_name_for_something_else",
+        """\
+        torchNo_grad = _safe_import("torch.enable_grad")
+
+        def predict_proba(network, loader):
+            network.eval()
+            with torchNo_grad():
+                return [network(x).softmax(1) for x in loader]
+
+        predict_proba(torch.nn.Linear(2, 2), [])
+        """,
+        [(6, "TW012")],
+    ),
+    Example(
+        "an_evaluation_helper_mapped_over_the_loader",
+        _MAPPED.format(run="valid = list(map(lambda b: val_one_batch(b), valid_loader))"),
+        [(8, "TW012")],
+    ),
+    Example(
+        "an_evaluation_helper_mapped_over_the_loader_under_no_grad",
+        _MAPPED.format(
+            run="with torch.no_grad():\n        valid = list(map(val_one_batch, valid_loader))"
+        ),
+        [],
     ),
 )

@@ -1,14 +1,13 @@
-"""Learning-rate schedulers: TW003 (epoch schedule stepped per batch), TW004 (per-step
-schedule stepped per epoch) and TW018 (ReduceLROnPlateau.step() without its metric).
+"""Learning-rate schedulers: TW003 (epoch schedule stepped per batch) and TW004 (per-step
+schedule stepped per epoch); TW018 (ReduceLROnPlateau's metric) is in :mod:`.plateau`.
 """
 
 from __future__ import annotations
 
 import ast
-import re
 
 from .. import values as V
-from .._astutil import dotted, last_part, walk
+from .._astutil import dotted, walk
 from ..analysis import ScopeWalker
 from ..events import CALL, SCHED, STEP, Event, is_prefix
 from ._common import events_in, report
@@ -333,70 +332,6 @@ TW004 = Rule(
     + STEP_EXAMPLES,
 )
 
-TW018 = Rule(
-    "TW018",
-    "plateau-step-without-metric",
-    "error",
-    "ReduceLROnPlateau.step() is called without the monitored metric (or with the epoch number).",
-    "ReduceLROnPlateau decides from the value passed to step(metrics). Without it the "
-    "call fails after the first epoch; with the epoch number the 'metric' never improves "
-    "(mode='min') so the LR is cut every `patience` epochs regardless of training.",
-    "scheduler = ReduceLROnPlateau(optimizer, mode='min')\n"
-    "for epoch in range(epochs):\n"
-    "    val_loss = validate()\n"
-    "    scheduler.step()\n",
-    "scheduler = ReduceLROnPlateau(optimizer, mode='min')\n"
-    "for epoch in range(epochs):\n"
-    "    val_loss = validate()\n"
-    "    scheduler.step(val_loss)\n",
-    examples=(
-        Example(
-            "plateau_without_metric",
-            """\
-            def fit(optimizer, epochs):
-                scheduler = ReduceLROnPlateau(optimizer)
-                for epoch in range(epochs):
-                    scheduler.step()
-            """,
-            [(4, "TW018")],
-        ),
-        Example(
-            "plateau_with_metric",
-            """\
-            def fit(optimizer, epochs, validate):
-                scheduler = ReduceLROnPlateau(optimizer)
-                for epoch in range(epochs):
-                    scheduler.step(validate())
-            """,
-            [],
-        ),
-        Example(
-            # the counter of the epoch loop, whatever its name
-            "plateau_stepped_with_the_loop_counter",
-            """\
-            def fit(optimizer, n_epoch, validate):
-                scheduler = ReduceLROnPlateau(optimizer, patience=10)
-                for _ in tqdm(range(n_epoch)):
-                    validate()
-                    scheduler.step(_)
-            """,
-            [(5, "TW018")],
-        ),
-        Example(
-            # a metric whose name starts with "epoch" is still the metric
-            "plateau_with_a_metric_named_after_the_epoch",
-            """\
-            def fit(optimizer, epochs, validate):
-                scheduler = ReduceLROnPlateau(optimizer)
-                for epoch in range(epochs):
-                    epoch_val_loss = validate()
-                    scheduler.step(epoch_val_loss)
-            """,
-            [],
-        ),
-    ),
-)
-
 
 @scope_check(TW003, TW004)
 def check_scheduler_placement(w: ScopeWalker) -> None:
@@ -514,68 +449,3 @@ def _range_bounds(node: ast.expr) -> set[str]:
         for name in [dotted(a)]
         if name is not None
     }
-
-
-@scope_check(TW018)
-def check_plateau(w: ScopeWalker) -> None:
-    """TW018: ReduceLROnPlateau.step() needs the monitored metric."""
-    for sched in (e for e in w.events if e.kind == SCHED and e.value is not None):
-        if sched.value.cls != "ReduceLROnPlateau" or not isinstance(sched.node, ast.Call):
-            continue
-        call = sched.node
-        if not call.args and not call.keywords:
-            report(
-                w,
-                "TW018",
-                call,
-                "ReduceLROnPlateau.step() is called without the "
-                "metric it monitors: pass it, e.g. scheduler.step(val_loss)",
-            )
-        elif (
-            len(call.args) == 1
-            and not call.keywords
-            and _is_the_epoch_number(w, sched, call.args[0])
-        ):
-            report(
-                w,
-                "TW018",
-                call,
-                "ReduceLROnPlateau.step() receives the epoch "
-                "number as its metric: pass the validation metric instead",
-            )
-
-
-# epoch, cur_epoch, n_epoch, epoch_idx, self.epoch; not epoch_loss or val_loss_epoch
-_EPOCH_COUNTER = re.compile(
-    r"(cur(rent)?_?|n_?|num_?|i_?|e_?)?epochs?(_?(idx|index|num|no|i|id|count|counter))?",
-    re.I,
-)
-
-
-def _is_the_epoch_number(w: ScopeWalker, sched: Event, arg: ast.expr) -> bool:
-    """The argument counts epochs: a name that says so, or the counter of a loop around
-    the step over ``range(...)`` (``for _ in tqdm(range(n_epoch)): ... step(_)``)."""
-    name = dotted(arg)
-    if name is None:
-        return False
-    if _EPOCH_COUNTER.fullmatch(last_part(name)):
-        return True
-    for lid in sched.loops:
-        loop = w.loops[lid].node
-        if isinstance(loop, ast.For) and _counter_of(loop) == name and _over_a_range(loop.iter):
-            return True
-    return False
-
-
-def _counter_of(loop: ast.For) -> str | None:
-    return loop.target.id if isinstance(loop.target, ast.Name) else None
-
-
-def _over_a_range(node: ast.expr) -> bool:
-    """``range(...)``, ``trange(...)``, ``tqdm(range(...))``."""
-    if not isinstance(node, ast.Call):
-        return False
-    name = last_part(dotted(node.func))
-    if name in {"range", "trange"}:
-        return True
-    return name in {"tqdm", "tqdm_notebook"} and bool(node.args) and _over_a_range(node.args[0])
