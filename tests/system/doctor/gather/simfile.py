@@ -6,14 +6,19 @@ Earlier files: every ``files/`` and ``context/`` script of the corpus store (the
 scripts, kept outside the repository: ``real/score.py`` says where) and of each ``--also``
 folder (a round's new corpora, not yet in the store). A candidate
 sharing over 30% of its shingles with one earlier file is a repeat (exit status 1).
-Lines are compared without whitespace, blank and comment lines skipped.
+Lines are compared without whitespace, blank and comment lines skipped. The shingles of each
+earlier file are kept in ``.simfile-shingles.pkl`` at the store's root, by size and mtime, so
+that a run reads again only what changed (eight labellers run it at once).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import os
+import pickle
 import sys
+import tempfile
 from pathlib import Path
 
 SHINGLE = 8
@@ -21,18 +26,53 @@ REPEAT = 0.30
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "real"))
 from corpus_store import store_root  # noqa: E402  (not score.py: it imports the doctor)
 
+CACHE = ".simfile-shingles.pkl"
 
-def shingles(path: Path) -> set[str]:
+
+def shingles(path: Path) -> frozenset[int]:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return set()
+        return frozenset()
     lines = ["".join(line.split()) for line in text.splitlines()]
     lines = [line for line in lines if line and not line.startswith("#")]
-    return {
-        hashlib.md5("\n".join(lines[i : i + SHINGLE]).encode()).hexdigest()[:16]
+    return frozenset(
+        int(hashlib.md5("\n".join(lines[i : i + SHINGLE]).encode()).hexdigest()[:16], 16)
         for i in range(max(0, len(lines) - SHINGLE + 1))
-    }
+    )
+
+
+def cached_shingles(paths: list[Path], cache_file: Path) -> dict[Path, frozenset[int]]:
+    """Each path's shingles, from the cache where its size and mtime are unchanged."""
+    try:
+        with cache_file.open("rb") as handle:
+            cache = pickle.load(handle)
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError):
+        cache = {}
+    found: dict[Path, frozenset[int]] = {}
+    changed = False
+    for path in paths:
+        key, stat = str(path.resolve()), path.stat()
+        signature = (stat.st_size, stat.st_mtime_ns)
+        hit = cache.get(key)
+        if hit is None or hit[0] != signature:
+            hit = cache[key] = (signature, shingles(path))
+            changed = True
+        found[path.resolve()] = hit[1]
+    if changed:
+        _write_atomically(cache_file, cache)
+    return found
+
+
+def _write_atomically(target: Path, cache: dict) -> None:
+    try:
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=target.name)
+        with os.fdopen(handle, "wb") as out:
+            pickle.dump(cache, out, protocol=pickle.HIGHEST_PROTOCOL)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, target)
+    except OSError:
+        pass  # a store this user cannot write: the next run reads the files again
 
 
 def earlier_files(extra: list[Path]) -> list[Path]:
@@ -50,18 +90,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("candidates", nargs="+", type=Path)
     parser.add_argument("--also", action="append", type=Path, default=[])
     args = parser.parse_args(argv)
-    by_shingle: dict[str, set[Path]] = {}
-    for path in earlier_files(args.also):
-        for shingle in shingles(path):
-            by_shingle.setdefault(shingle, set()).add(path.resolve())
+    earlier = cached_shingles(earlier_files(args.also), store_root() / CACHE)
     worst = 0.0
     for candidate in args.candidates:
         own = shingles(candidate)
-        counts: dict[Path, int] = {}
-        for shingle in own:
-            for path in by_shingle.get(shingle, ()):
-                if path != candidate.resolve():
-                    counts[path] = counts.get(path, 0) + 1
+        counts = {
+            path: len(own & theirs)
+            for path, theirs in earlier.items()
+            if path != candidate.resolve() and not own.isdisjoint(theirs)
+        }
         top = sorted(counts.items(), key=lambda item: -item[1])[:3]
         share = top[0][1] / len(own) if top and own else 0.0
         worst = max(worst, share)
