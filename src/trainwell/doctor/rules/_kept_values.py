@@ -113,6 +113,8 @@ def read_back_by_a_method(w: ScopeWalker, forward: Event) -> bool:
         and not runs_forward(e.node.func.attr)
         and not _RUNS_AGAIN.match(e.node.func.attr)
         and not e.no_grad  # (model.predict(x) for a logged image: a run of its own)
+        # (policy.kl_divergence(policy(x), old): handed the output, it reads no kept state)
+        and not any(n is forward.node for a in e.node.args for n in walk(a))
         for e in later
     )
     trains = any(e.kind == BACKWARD for e in later) or bool(w.returns)

@@ -34,6 +34,20 @@ class PolicyGradient:
         self.optimizer.step()
 """
 
+# a KL early stop after the update: the method is handed the output (it reads no state the
+# forward kept), and what it gives only stops the loop
+_KL_STOP = """\
+def ppo_step(policy, pi_opt, states, old_dist, target_kl, iters):
+    for _ in range(iters):
+        pi_opt.zero_grad()
+        policy.log_prob(policy(states)).mean().backward()
+        pi_opt.step()
+        kl = policy.kl_divergence({forward}, old_dist).mean()
+        if kl > target_kl:
+            break
+    return policy
+"""
+
 _ATTACKED_TEST = """\
 from attacks.base import Attack
 
@@ -222,6 +236,18 @@ STATE_EXAMPLES = (
         _MAPPED.format(
             run="with torch.no_grad():\n        valid = list(map(val_one_batch, valid_loader))"
         ),
+        [],
+    ),
+    Example(
+        "a_policy_forward_after_the_update_only_for_a_kl_early_stop",
+        _KL_STOP.format(forward="policy(states)"),
+        [(6, "TW012")],
+    ),
+    Example(
+        "a_kl_early_stop_computed_under_no_grad",
+        _KL_STOP.replace(
+            "        kl = ", "        with torch.no_grad():\n            kl = "
+        ).format(forward="policy(states)"),
         [],
     ),
 )
