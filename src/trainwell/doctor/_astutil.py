@@ -9,8 +9,22 @@ import ast
 DEFAULT_ALIASES = {"F": "torch.nn.functional", "nn": "torch.nn", "optim": "torch.optim"}
 
 
+_UNSET = object()
+
+
 def dotted(node: ast.AST | None) -> str | None:
-    """Return ``a.b.c`` for a Name/Attribute chain, else ``None``."""
+    """Return ``a.b.c`` for a Name/Attribute chain, else ``None`` (kept on the node: the
+    rules ask for the same callee's name many times; the doctor never changes a tree it
+    analyses)."""
+    if not isinstance(node, ast.AST):
+        return None
+    found = node.__dict__.get("_tw_dotted", _UNSET)
+    if found is _UNSET:
+        found = node._tw_dotted = _dotted(node)  # type: ignore[attr-defined]
+    return found  # type: ignore[return-value]
+
+
+def _dotted(node: ast.AST) -> str | None:
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)

@@ -210,7 +210,20 @@ def trains_on(name: str) -> bool:
     return bool(set(name.lower().split("_")) & TRAINING_WORDS)
 
 
-def own_statements(body: list[ast.stmt]):
+def own_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a scope's body, nested blocks included, nested scopes not: kept
+    on the body's first statement (a statement heads one body only), by the body's extent."""
+    if not body:
+        return []
+    cache = body[0].__dict__.setdefault("_tw_own_statements", {})
+    key = (len(body), id(body[-1]))
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = list(_own_statements(body))
+    return found
+
+
+def _own_statements(body: list[ast.stmt]):
     stack = list(body)
     while stack:
         node = stack.pop()
@@ -237,6 +250,18 @@ def bind_arguments(call: ast.Call, params: list[str], taints: list[T]) -> dict[s
 def names_in_nested_scopes(body: list[ast.stmt]) -> set[str]:
     """Free names of the functions and lambdas nested in the scope (what a closure reads of
     this scope: not its parameters, not the names it binds itself)."""
+    if not body:
+        return set()
+    # kept like own_statements: each pass and each assumed phase asks again
+    cache = body[0].__dict__.setdefault("_tw_nested_names", {})
+    key = (len(body), id(body[-1]))
+    names = cache.get(key)
+    if names is None:
+        names = cache[key] = _names_in_nested_scopes(body)
+    return names
+
+
+def _names_in_nested_scopes(body: list[ast.stmt]) -> set[str]:
     names: set[str] = set()
     stack: list[ast.AST] = list(body)
     while stack:

@@ -16,8 +16,16 @@ from dataclasses import dataclass
 from ._astutil import closure, dotted, last_part, names_in
 
 
-def own_nodes(scope: ast.AST):
-    """Walk a scope without descending into nested functions/classes/lambdas."""
+def own_nodes(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of a scope without those of nested functions/classes/lambdas, kept on the
+    scope's node: every rule and both passes ask for them again."""
+    nodes = scope.__dict__.get("_tw_own_nodes")
+    if nodes is None:
+        nodes = scope._tw_own_nodes = list(_own_nodes(scope))  # type: ignore[attr-defined]
+    return nodes
+
+
+def _own_nodes(scope: ast.AST):
     nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
     if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
         body: list[ast.AST] = list(scope.body)
