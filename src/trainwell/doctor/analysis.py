@@ -57,6 +57,7 @@ from .run_sites import (
     dormant_function,
     entry_points_of,
     grad_off_for_good,
+    gradio_handlers,
     lightning_hooks,
     names_read,
     node_at,
@@ -179,6 +180,7 @@ class FileAnalysis:
         self.entry_points: set[ast.AST] = entry_points_of(self.tree, self.functions, self.imports)
         self.entry_points |= remote_functions(self.tree)  # @ray.remote: run in a worker
         self.entry_points |= lightning_hooks(self.tree, self.imports)  # the Trainer runs them
+        self.entry_points |= gradio_handlers(self.tree, self.functions, self.imports)
         self.callbacks: set[str] = callbacks_of(self.nodes, self.functions)
         self.callbacks |= dispatched_under_no_grad(self.tree)  # COMMANDS[cmd](args)
 
@@ -264,8 +266,20 @@ class FileAnalysis:
             for func in itertools.chain(self.functions.values(), self.method_class):
                 self.summary_of(func)
         self._resolve_no_grad_candidates()
+        self._drop_losses_kept_without_grad()
         self.checks.run_file_checks(self)
         return self.findings
+
+    def _drop_losses_kept_without_grad(self) -> None:
+        """TW011 in a function that every call of this file runs under no_grad (an
+        evaluation helper of a ``@torch.no_grad()`` method): its losses carry no graph."""
+        kept = []
+        for finding in self.findings:
+            func = self._innermost(finding) if finding.code == "TW011" else None
+            sites = self._grad_sites(func) if func is not None else []
+            if not (sites and all(sites)):
+                kept.append(finding)
+        self.findings = kept
 
     def _resolve_no_grad_candidates(self) -> None:
         # Only report an un-guarded inference function when this file calls it outside

@@ -108,6 +108,9 @@ class Summary:
     # of a trainer whose caller clips and calls scaler.step): its caller's gradients are
     # still scaled after it (TW006)
     scaled_backward: bool = False
+    # it clips gradients and neither backpropagates, steps nor unscales (a trainer's
+    # ``clipgradients(params)``): its call is a clip where its caller calls it
+    clips: bool = False
     # epoch schedules it steps with the optimizer on every call, outside its loops
     # (``train_step()`` ending in ``optimizer.step(); scheduler.step()``): TW003 where a
     # caller calls it per batch

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from . import values as V
 from ._astutil import Imports, dotted, walk
@@ -357,3 +357,44 @@ def in_a_training_loop(w: FlowContext, node: ast.AST) -> bool:
         return False
     loop = event.loops[-1]
     return any(e.kind in {BACKWARD, STEP} and loop in e.loops for e in w.events)
+
+
+def discards(flow: Any) -> list[tuple[ast.AST, ast.AST]]:
+    """(forward, where it is reported) for each forward of a pass of ``grad_flow`` (its
+    ``_Flow``) whose graph nothing backpropagates, and each model method it calls that
+    discards one inside."""
+    found = []
+    for node, site in flow.sites.items():
+        origin = Origin(node)
+        # a forward whose result is never read is a demo; a helper's call is read through
+        # what else it returns (loss, acc = fast_adapt(...); only acc printed), or through
+        # what it does, but not when a training loop binds its result and never reads it
+        # (``x = vae.inference()`` every 100 batches, overwritten by the next batch)
+        helper_read = (
+            origin in flow.read
+            or node in flow.call_elements
+            or not in_a_training_loop(flow.w, node)  # calibration, a printing evaluation
+        )
+        read = origin in flow.sunk or (node in flow.summaries and helper_read)
+        if node in flow.reached and read and not flow.fates.get(origin):
+            if any(
+                BACKWARD_FATE in flow.fates.get(Origin(node, True, host, index), ())
+                for host, index in ((False, False), (True, False), (True, True))
+            ) or kept_for_training(flow.w, flow.kept_on_self, node):
+                flow.feeds_training.add(node)
+            found.append((node, site))
+    return found + [(call, call) for call in flow.discarding if not _cut_value_trained(flow, call)]
+
+
+def _cut_value_trained(flow: Any, call: ast.AST) -> bool:
+    """``torch.sigmoid(self.conf_mlp(y).detach()) * self.causal_mlp(x)``: the method's
+    detached forward comes back in what it returns, with the graph of a trained forward,
+    and both feed a backward() here (a weight inside the update, training like a detached
+    target in the loop). A method returning only the detached value (``get_embedding``,
+    features for a linear probe) is inference, whatever its caller trains on them."""
+    fates = flow.fates
+    return (
+        flow.discarding[call].returns_cut
+        and BACKWARD_FATE in fates.get(Origin(call, cut=True), ())
+        and BACKWARD_FATE in fates.get(Origin(call), ())
+    )

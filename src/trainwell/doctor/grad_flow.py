@@ -39,10 +39,9 @@ from .flow_result import (
     Taint,
     calls_used,
     detached_params,
+    discards,
     graph_source,
-    in_a_training_loop,
     indices_of,
-    kept_for_training,
     model_method,
     of_known_class,
     undefined_name,
@@ -96,7 +95,7 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
     flow = _Flow(w, sources, grad_on, summaries)
     flow.run()
     result = GraphFlow()
-    result.discarded = _discards(flow)
+    result.discarded = discards(flow)
     result.feeds_training = flow.feeds_training
     # for phase in ("train", "val"): each phase on its own, so that the forward of the
     # validation phase is not counted as used by the train phase's backward()
@@ -105,7 +104,7 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
         for value in values:
             phased = _Flow(w, sources, grad_on, summaries, {name: value})
             phased.run()
-            for found in _discards(phased):
+            for found in discards(phased):
                 if found not in result.discarded:
                     result.discarded.append(found)
                     result.phase_of[found[0]] = (name, value, training)
@@ -142,30 +141,6 @@ def graph_flow(w: FlowContext, is_module_method: bool) -> GraphFlow:
     return result
 
 
-def _discards(flow: _Flow) -> list[tuple[ast.AST, ast.AST]]:
-    found = []
-    for node, site in flow.sites.items():
-        origin = Origin(node)
-        # a forward whose result is never read is a demo; a helper's call is read through
-        # what else it returns (loss, acc = fast_adapt(...); only acc printed), or through
-        # what it does, but not when a training loop binds its result and never reads it
-        # (``x = vae.inference()`` every 100 batches, overwritten by the next batch)
-        helper_read = (
-            origin in flow.read
-            or node in flow.call_elements
-            or not in_a_training_loop(flow.w, node)  # calibration, a printing evaluation
-        )
-        read = origin in flow.sunk or (node in flow.summaries and helper_read)
-        if node in flow.reached and read and not flow.fates.get(origin):
-            if any(
-                BACKWARD_FATE in flow.fates.get(Origin(node, True, host, index), ())
-                for host, index in ((False, False), (True, False), (True, True))
-            ) or kept_for_training(flow.w, flow.kept_on_self, node):
-                flow.feeds_training.add(node)
-            found.append((node, site))
-    return found + [(call, call) for call in flow.discarding]
-
-
 class _Flow:
     """The pass itself: an environment of taints, walked in statement order."""
 
@@ -199,7 +174,8 @@ class _Flow:
         # every origin node -> where its discard is reported (sources, and calls of a
         # model's own methods that run its forward: ``model.pi(x)``)
         self.sites: dict[ast.AST, ast.AST] = dict(sources)
-        self.discarding: list[ast.AST] = []  # calls of model methods that discard inside
+        # calls of model methods that discard inside, with the methods' summaries
+        self.discarding: dict[ast.AST, Summary] = {}
         self.returned_tuples: list[list[Taint] | None] = []  # per return: its elements
         self.call_elements: dict[ast.AST, list[Taint]] = {}  # a called tuple-return, split
         self.captured = names_in_nested_scopes(w.body)
@@ -371,6 +347,8 @@ class _Flow:
             container = container.value
         if isinstance(container, ast.Name) and container.id not in self.globals:
             self.env[container.id] = self.env.get(container.id, CLEAN) | taint
+            if container.id in self.w.params:  # results["loss"] = loss: the caller's dict
+                self.fate(taint, ESCAPE_FATE)
         else:
             self.fate(taint, ESCAPE_FATE)
             self.keep_on_self(container, taint)
@@ -471,7 +449,7 @@ class _Flow:
                 own = frozenset({Origin(call)})
         if summary is not None:
             if summary.discards and self.grad_on.get(call, False):
-                self.discarding.append(call)
+                self.discarding[call] = summary
             if summary.returns_cut:  # a detached tensor: maybe a target (see _calls_used)
                 own = own | {Origin(call, cut=True)}
             result = own | self.through_summary(call, summary, receiver, arg_taints)

@@ -17,12 +17,14 @@ from ._astutil import walk
 
 T = TypeVar("T")
 
-# Tensor methods whose result carries no graph (a number, indices, a boolean mask, a sample).
+# Tensor methods whose result carries no graph (a number, indices, a boolean mask, a sample:
+# ``probs.multinomial(1)`` draws indices).
 CUTTING_METHODS = {
     "item", "tolist", "numpy", "detach", "detach_", "argmax", "argmin", "argsort", "sample",
     "long", "int", "bool", "byte", "short", "eq", "ne", "lt", "le", "gt", "ge", "isnan",
     "isinf", "isfinite", "nonzero", "size", "dim", "numel", "nelement", "any", "all",
     "equal", "allclose", "data_ptr", "get_device", "element_size", "stride", "is_contiguous",
+    "multinomial", "bernoulli",
 }  # fmt: skip
 # Reductions that return (values, indices) when given a dim: ``_, pred = out.max(1)``.
 VALUES_AND_INDICES = {"max", "min", "sort", "topk", "kthvalue", "median", "mode"}
@@ -44,6 +46,7 @@ CUTTING_FUNCTIONS = {
     "float", "int", "bool", "len", "str", "repr", "print", "format", "isinstance", "type",
     "id", "hash", "argmax", "argmin", "argsort", "isnan", "isinf", "isfinite", "array",
     "asarray", "save_image", "eq", "ne", "equal", "allclose", "round", "dumps", "dump",
+    "multinomial", "bernoulli",  # samples drawn by the values: indices, no graph
 }  # fmt: skip
 # Calls that read what they are given and keep none of it for a backward (logging, plots,
 # metrics, progress bars): what is handed to them is consumed, not escaped.

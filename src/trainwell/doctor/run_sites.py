@@ -65,6 +65,39 @@ def entry_points_of(
     return found
 
 
+# what a gradio app runs a function of the file for: an Interface's fn, a component's event
+_GRADIO_APPS = {"Interface", "ChatInterface", "TabbedInterface"}
+_GRADIO_EVENTS = {
+    "click", "change", "submit", "upload", "select", "input", "load", "release", "clear",
+}  # fmt: skip
+
+
+def gradio_handlers(
+    tree: ast.Module, functions: dict[str, ast.AST], imports: Imports
+) -> set[ast.AST]:
+    """Functions of the file a gradio app runs (``gr.Interface(fn=predict)``,
+    ``button.click(predict, inputs, outputs)``): gradio calls them from its worker threads,
+    where autograd is on; no call in the file shows it."""
+    if not any(
+        (imports.resolve(n) or "").split(".")[0] == "gradio"
+        for n in walk(tree)
+        if isinstance(n, ast.Name)
+    ):
+        return set()
+    found: set[ast.AST] = set()
+    for node in walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = imports.resolve(node.func) or dotted(node.func) or ""
+        app = name.startswith("gradio.") and last_part(name) in _GRADIO_APPS
+        event = isinstance(node.func, ast.Attribute) and node.func.attr in _GRADIO_EVENTS
+        if not (app or event):
+            continue
+        handed = [*node.args[:1], *(kw.value for kw in node.keywords if kw.arg == "fn")]
+        found |= {functions[v.id] for v in handed if isinstance(v, ast.Name) and v.id in functions}
+    return found
+
+
 # Hooks Lightning runs inside its fit loop, with autograd on (the training loop does not
 # turn it off; the validation, test and predict loops do, so their hooks are not here).
 _GRAD_ON_HOOKS = {

@@ -117,6 +117,38 @@ def test_nothing_read_where_no_folder_below_is_named(tmp_path: Path, line: str) 
     assert script_path_folders(tmp_path / "scripts" / "run.py", ast.parse(line)) == []
 
 
+def test_a_name_bound_to_the_folder_three_levels_up(tmp_path: Path) -> None:
+    """TGB's examples/linkproppred/tkgl-icews/regcn.py: ``modules_path = abspath(join(
+    dirname(__file__), '..', '..', '..'))`` then ``sys.path.append(modules_path)``: the
+    repository's root, above the two folders the import lookup climbs by itself."""
+    (tmp_path / "modules").mkdir()
+    importer = tmp_path / "examples" / "link" / "icews" / "regcn.py"
+    importer.parent.mkdir(parents=True)
+    source = (
+        "modules_path = osp.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))\n"
+        "sys.path.append(modules_path)\n"
+    )
+    assert script_path_folders(importer, ast.parse(source)) == [tmp_path]
+    twice = source + "modules_path = 'elsewhere'\n"  # bound twice: no folder to go by
+    assert script_path_folders(importer, ast.parse(twice)) == []
+
+
+def test_a_model_method_found_at_the_root_the_script_adds(tmp_path: Path) -> None:
+    write(
+        tmp_path / "modules" / "rrgcn.py",
+        MODEL.replace("class Scorer", "class Other(torch.nn.Module):\n    pass\n\n\nclass Scorer"),
+    )
+    script = write(
+        tmp_path / "examples" / "link" / "icews" / "regcn.py",
+        "import os\nimport sys\n"
+        "root = os.path.join(os.path.dirname(__file__), '..', '..', '..')\n"
+        "sys.path.append(root)\n" + USER.replace("from scorer import", "from modules.rrgcn import"),
+    )
+    assert found([script]) == set()
+    script.write_text(script.read_text().replace("sys.path.append(root)", "pass"))
+    assert {(name, code) for name, _, code in found([script])} == {("regcn.py", "TW012")}
+
+
 MODEL = """
 import torch
 

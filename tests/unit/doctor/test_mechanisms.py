@@ -422,12 +422,13 @@ class Net(nn.Module):
 
 
 def test_tw013_list_grown_by_concatenation_is_reported() -> None:
+    # said where the plain list is made: the line to change into nn.ModuleList()
     for grow in (
-        "self.layers = self.layers + [Layer(dims[d], dims[d + 1]).to('cuda')]  # MARK",
-        "self.layers += [Layer(dims[d], dims[d + 1])]  # MARK",
-        "self.layers = self.layers + [nn.Linear(dims[d], dims[d + 1])]  # MARK",
+        "self.layers = self.layers + [Layer(dims[d], dims[d + 1]).to('cuda')]",
+        "self.layers += [Layer(dims[d], dims[d + 1])]",
+        "self.layers = self.layers + [nn.Linear(dims[d], dims[d + 1])]",
     ):
-        source = GROWN.format(start="[]", grow=grow, after="")
+        source = GROWN.format(start="[]  # MARK", grow=grow, after="")
         assert findings(source, "TW013") == [(line_of(source, "# MARK"), "TW013")], grow
 
 
@@ -557,7 +558,7 @@ for epoch in range(10):
 {body}
 """
 FP16 = 'tw.Precision("fp16", "cuda")'
-STEP_LR = "StepLR(optimizer, step_size=30)"
+STEP_LR = "StepLR(optimizer, step_size=3)"
 
 
 def tw_loop(body: str, precision: str = FP16, sched: str = STEP_LR) -> str:

@@ -2,7 +2,9 @@
 spelled like the setting k (``step`` and ``args.step``), is no loss scaling; and
 ``torch.autograd.backward([loss1, loss2])`` is a backward() of the losses it is handed.
 A zero_grad() under the step's own test before the backward (``if (it + 1) % k == 0:``
-at both ends of a step function) clears what the other passes left: nothing accumulates."""
+at both ends of a step function) clears what the other passes left: nothing accumulates.
+A loop over what a pipeline-parallel model yields (``for out in model(**batch):``) runs one
+backward() per micro-batch before the step."""
 
 from __future__ import annotations
 
@@ -141,5 +143,37 @@ COUNTER_EXAMPLES = (
             "optimizer.step()", "optimizer.step()\n        optimizer.zero_grad()"
         ),
         [(4, "TW017")],
+    ),
+    Example(
+        "a_backward_per_micro_batch_output_of_a_pipeline_model",
+        """\
+        def train(model, optimizer, loader, micro_batches):
+            for batch in loader:
+                optimizer.zero_grad()
+                for out in model(**batch):
+                    out.loss.backward()
+                optimizer.step()
+
+
+        model = nn.Linear(2, 2)
+        train(model, torch.optim.SGD(model.parameters(), lr=0.1), [], 4)
+        """,
+        [(5, "TW017")],
+    ),
+    Example(
+        "a_backward_per_micro_batch_output_divided_by_their_count",
+        """\
+        def train(model, optimizer, loader, micro_batches):
+            for batch in loader:
+                optimizer.zero_grad()
+                for out in model(**batch):
+                    (out.loss / micro_batches).backward()
+                optimizer.step()
+
+
+        model = nn.Linear(2, 2)
+        train(model, torch.optim.SGD(model.parameters(), lr=0.1), [], 4)
+        """,
+        [],
     ),
 )

@@ -37,7 +37,12 @@ from ..scope_facts import hand_made_parameters
 from ..values import Value
 from ._frozen import bound_in, frozen_in_scope_before, frozen_parameters_at
 from ._kept_values import kept_in_attributes, read_back_by_a_method
-from ._step_facts import epoch_schedules_each_call, leaves_scaled_gradients, unscaled_backward
+from ._step_facts import (
+    epoch_schedules_each_call,
+    leaves_scaled_gradients,
+    only_clips,
+    unscaled_backward,
+)
 
 # Calls that certainly do not change a model's train/eval mode even though they receive it.
 _HARMLESS_CALLS = {
@@ -162,6 +167,7 @@ def summarize(w: ScopeWalker) -> Summary:
     if not summary.steps:
         summary.unscaled_backward = unscaled_backward(w)
         summary.scaled_backward = leaves_scaled_gradients(w)
+        summary.clips = only_clips(w)
     summary.epoch_schedules_each_call = epoch_schedules_each_call(w)
     copied = _copied_params(w)  # model = deepcopy(model); model.eval(): the copy's mode
     summary.modes = {k: v for k, v in final_modes(w).items() if k.split(".")[0] not in copied}

@@ -1,7 +1,9 @@
 """TW003 examples: an epoch schedule that may be absent (``self.scheduler = None`` in the
 other arm of a config choice), stepped behind ``if self.scheduler is not None`` inside the
 batch loop, is stepped every batch all the same; and so is one stepped at the end of a
-``train_step(batch)`` that the batch loop calls (said at its step)."""
+``train_step(batch)`` that the batch loop calls (said at its step). A literal length longer
+than the epoch loop runs (``StepLR(step_size=300)`` over ``range(25)`` epochs) counts batches:
+stepped per epoch it would never decay."""
 
 from __future__ import annotations
 
@@ -52,6 +54,21 @@ class Trainer:
         {loop}
 """
 
+_LITERAL = """\
+import torch
+
+
+def train(model, loader, criterion, epochs=25):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = torch.optim.lr_scheduler.{schedule}
+    for epoch in range(epochs):
+        for x, y in loader:
+            optimizer.zero_grad()
+            criterion(model(x), y).backward()
+            optimizer.step()
+            scheduler.step()
+"""
+
 EXAMPLES = (
     Example(
         "an_optional_epoch_schedule_stepped_in_the_batch_loop",
@@ -86,5 +103,26 @@ EXAMPLES = (
             loop="for x, y in self.loader:\n            self.train_step(x, y)"
         ).replace("self.scheduler.step()", "self.scheduler.step(self.epoch)"),
         [],
+    ),
+    Example(
+        "a_literal_step_size_within_the_epoch_count_stepped_every_batch",
+        _LITERAL.format(schedule="StepLR(optimizer, step_size=10, gamma=0.5)"),
+        [(12, "TW003")],
+    ),
+    Example(
+        # 300 > 25 epochs: per epoch it would never decay, so it counts batches
+        "a_literal_step_size_longer_than_the_epoch_loop_stepped_every_batch",
+        _LITERAL.format(schedule="StepLR(optimizer, step_size=300, gamma=0.5)"),
+        [],
+    ),
+    Example(
+        "literal_milestones_past_the_epoch_count_stepped_every_batch",
+        _LITERAL.format(schedule="MultiStepLR(optimizer, milestones=[400, 800])"),
+        [],
+    ),
+    Example(
+        "a_cosine_period_of_the_epoch_count_stepped_every_batch",
+        _LITERAL.format(schedule="CosineAnnealingLR(optimizer, T_max=25)"),
+        [(12, "TW003")],
     ),
 )

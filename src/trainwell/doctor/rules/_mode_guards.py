@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from .. import values as V
 from .._astutil import dotted, walk
 from ..analysis import ScopeWalker
 from ..events import BACKWARD, CALL, FORWARD, OPAQUE, STEP, Event, Summary
@@ -135,13 +136,26 @@ def runs(e: Event, key: str) -> bool:
     if e.kind != CALL or e.summary is None:
         return True
     if key in e.args:
-        return True
+        return not _only_held(e, key)
     touched = set(e.summary.forwards) | set(e.summary.modes) | set(e.summary.sched_steps)
     if not touched and _of_another_file(e.summary):
         # another file's function keeps only what it does to its parameters: a helper that
         # trains a head of its own (``train_clf(X, y, ...)``) runs none of the caller's models
         return False
     return any(caller_key(e, k) in {key, None} for k in touched) or not touched
+
+
+def _only_held(e: Event, key: str) -> bool:
+    """``update(loader, model, optimizer, swa_model)`` that only averages weights into
+    ``swa_model``: the callee neither sets its mode, nor runs it, nor lets it reach a
+    backward(), a return or code out of sight (its value has no fate there)."""
+    assert e.summary is not None
+    params = [p for p, k in e.argmap.items() if V.normalize_receiver(k) == key]
+    touched = set(e.summary.forwards) | set(e.summary.modes) | set(e.summary.sched_steps)
+    return bool(params) and all(
+        p in e.summary.param_fates and not e.summary.param_fates[p] and p not in touched
+        for p in params
+    )
 
 
 def _of_another_file(summary: Summary) -> bool:

@@ -1,5 +1,6 @@
 """TW010 examples: which models a training step trains (an optimizer's models, a client's
-copy of the global model)."""
+copy of the global model); a model the step is handed only to average weights into (SWA's
+``swa_model``) is not trained by it, so its eval() for testing leaks into nothing."""
 
 from __future__ import annotations
 
@@ -93,6 +94,40 @@ def train_model(model, dataloaders, criterion, optimizer, num_epochs):
                 elif phase == "val":
                     with torch.no_grad():
                         loss = criterion(model(inputs), labels)
+"""
+
+# stochastic weight averaging: update() trains model and averages its weights into swa_model
+_SWA = """\
+def moving_average(net1, net2, alpha=1):
+    for param1, param2 in zip(net1.parameters(), net2.parameters()):
+        param1.data *= 1.0 - alpha
+        param1.data += param2.data * alpha
+
+
+def bn_update(loader, model):
+    model.train()
+    for x, _ in loader:
+        model(x)
+
+
+def update(loader, model, optimizer, swa_model):
+    model.train()
+    for x, y in loader:
+        loss = F.cross_entropy(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    {average}
+
+
+def train(loader, model, swa_model, epochs):
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(epochs):
+        update(loader, model, optimizer, swa_model)
+        bn_update(loader, swa_model)
+        swa_model.eval()
+        with torch.no_grad():
+            print(sum(swa_model(x).argmax(1).eq(y).sum().item() for x, y in loader))
 """
 
 TRAINED_EXAMPLES = (
@@ -232,5 +267,17 @@ TRAINED_EXAMPLES = (
         "only_eval_picked_by_a_conditional_expression",
         _PHASES.format(mode='model.eval() if phase == "val" else None'),
         [(4, "TW010")],
+    ),
+    Example(
+        "a_model_the_step_only_averages_weights_into",
+        _SWA.format(average="moving_average(swa_model, model, 0.1)"),
+        [],
+    ),
+    Example(
+        "a_model_the_step_also_trains",
+        _SWA.format(average="F.mse_loss(swa_model(x), y).backward()").replace(
+            "SGD(model.parameters()", "SGD([*model.parameters(), *swa_model.parameters()]"
+        ),
+        [(28, "TW010")],
     ),
 )

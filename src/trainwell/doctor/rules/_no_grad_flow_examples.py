@@ -7,7 +7,11 @@ computes. A function named for running a forward and handed the model
 (``forward_fn(model, batch)``, picked by the config) runs it, whatever its body. A
 helper handed the model in the other arm of an evaluation the eval() rule already
 reported (``compute_loss(model, x)`` where the first arm runs ``model(x)``) is that same
-evaluation. Run as tests beside the rule."""
+evaluation. A model method whose detached forward comes back in what it returns, into a
+loss, is training (the detached head weighting the trained one); so is a loss written into
+the dict the caller handed (``results["loss"] = loss``), which the caller backpropagates.
+A token drawn with ``torch.multinomial`` is indices, no graph. Run as tests beside the
+rule."""
 
 from __future__ import annotations
 
@@ -76,6 +80,96 @@ def evaluate(model, loader, boosted):
 print(evaluate(model, valid_loader, args.boosted))
 """
 
+# DIR-GNN's SPMotifNet: a method weighting by a detached forward of another head
+_WEIGHTED = """\
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.causal = nn.Linear(4, 2)
+        self.conf = nn.Linear(4, 2)
+
+    def comb_pred(self, x, y):
+        weight = self.conf(y).detach()
+        return torch.sigmoid(weight) * self.causal(x)
+
+
+def train(loader, alpha):
+    g = Net()
+    opt = torch.optim.Adam(g.parameters())
+    for epoch in range(10):
+        total = 0
+        for x, ys, t in loader:
+            loss = F.cross_entropy(g.causal(x), t)
+            {use}
+            total = total + loss
+        opt.zero_grad()
+        total.backward()
+        opt.step()
+"""
+
+# rainier's PPO: the loss method writes into the results dict its caller backpropagates from
+_RESULTS = """\
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 2)
+
+    def forward_pass(self, ids):
+        return {{"logprobs": self.head(ids).log_softmax(-1)}}
+
+
+class Trainer:
+    def __init__(self, policy: Policy, optimizer):
+        self.policy = policy
+        self.optimizer = optimizer
+
+    def loss(self, results):
+        logprobs = self.policy.forward_pass(results["ids"])["logprobs"]
+        results["loss"] = -(results["advantages"] * logprobs).mean()
+        results["clipfrac"] = torch.gt(logprobs, -0.1).float().mean()
+
+    def train(self, results):
+        self.optimizer.zero_grad()
+        self.loss(results)
+        {use}
+        self.optimizer.step()
+"""
+
+# CPM's generate.py: the next token drawn with torch.multinomial (indices, no graph)
+_MULTINOMIAL = """\
+def next_token(model, ids):
+    logits = model(ids)[:, -1, :]
+    return torch.multinomial(F.softmax(logits, dim=-1), num_samples=1)
+
+
+def {name}(model, ids, optimizer):
+    {body}
+"""
+
+# CCA-SSG: the backbone's detached embeddings, features for a linear probe trained after
+_PROBE = """\
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 8)
+
+    def get_embedding(self, x):
+        return self.backbone(x).detach()
+
+
+def linear_probe(model, x, y):
+    embeds = model.get_embedding(x)
+    probe = nn.Linear(8, 2)
+    opt = torch.optim.Adam(probe.parameters())
+    for epoch in range(100):
+        opt.zero_grad()
+        F.cross_entropy(probe(embeds), y).backward()
+        opt.step()
+
+
+linear_probe(Encoder(), torch.randn(16, 4), torch.randint(0, 2, (16,)))
+"""
+
 FLOW_EXAMPLES = (
     Example(
         "a_forward_as_a_statement_after_eval_keeps_nothing_by_its_output",
@@ -137,5 +231,48 @@ FLOW_EXAMPLES = (
         "another_model_in_the_other_arm_of_an_evaluation",
         _ARMS.format(other="compute_loss(ema_model, x)"),
         [(2, "TW012"), (8, "TW012")],
+    ),
+    Example(
+        # the detached head weights the trained one: the method's result, and the
+        # detached value inside it, feed the backward after the batch loop
+        "a_methods_detached_forward_returned_into_the_loss",
+        _WEIGHTED.format(use="loss = loss + alpha * F.cross_entropy(g.comb_pred(x, ys), t)"),
+        [],
+    ),
+    Example(
+        "a_methods_detached_forward_returned_only_to_be_printed",
+        _WEIGHTED.format(use="print(g.comb_pred(x, ys).argmax(1).tolist())"),
+        [(19, "TW012")],
+    ),
+    Example(
+        "a_loss_written_into_the_callers_dict",
+        _RESULTS.format(use='results["loss"].backward()'),
+        [],
+    ),
+    Example(
+        "a_token_drawn_by_multinomial_in_a_generation_loop",
+        _MULTINOMIAL.format(
+            name="generate",
+            body="for _ in range(20):\n        ids = torch.cat([ids, next_token(model, ids)], 1)\n"
+            "    return ids.tolist()",
+        ),
+        [(2, "TW012")],
+    ),
+    Example(
+        # REINFORCE: the action is data, the log-probability gathered at it is the loss
+        "an_action_drawn_by_multinomial_for_a_policy_gradient",
+        _MULTINOMIAL.format(
+            name="reinforce",
+            body="probs = F.softmax(model(ids), -1)\n    action = probs.multinomial(1)\n"
+            "    loss = -torch.log(probs.gather(1, action)).mean()\n"
+            "    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()",
+        ),
+        [],
+    ),
+    Example(
+        # the detached value alone comes back: features for another model, inference
+        "a_methods_detached_features_for_a_linear_probe",
+        _PROBE,
+        [(11, "TW012")],
     ),
 )

@@ -1,7 +1,8 @@
 """Examples of TW012 (inference without no_grad) in inference scripts and trainer classes:
 a model frozen whole before its forward, a data transform named like a model of the file,
 a GAN trainer whose discriminator method takes ``*images``, and a project's own alias of
-no_grad. Run as tests beside the rule."""
+no_grad; a function a gradio app runs (``button.click(predict, ...)``), in gradio's worker
+threads with autograd on. Run as tests beside the rule."""
 
 from __future__ import annotations
 
@@ -565,5 +566,23 @@ SCRIPT_EXAMPLES = (
         print(val_epoch(net, test_loader))
         """,
         [],
+    ),
+    Example(
+        "a_function_a_gradio_button_runs",
+        """\
+        import gradio as gr
+
+        model = torch.load("model.pt", weights_only=False)
+
+        def predict(img):
+            pred = model(torch.tensor(img).float())
+            return pred.argmax(1).tolist()
+
+        with gr.Blocks() as demo:
+            image, label = gr.Image(), gr.Label()
+            gr.Button("Predict").click(predict, [image], outputs=[label])
+        demo.launch()
+        """,
+        [(3, "TW015"), (6, "TW012")],
     ),
 )

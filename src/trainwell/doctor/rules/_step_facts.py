@@ -11,7 +11,7 @@ import ast
 
 from .. import values as V
 from ..analysis import ScopeWalker
-from ..events import BACKWARD, CALL, SCHED, STEP, UNSCALE, Event, is_prefix
+from ..events import BACKWARD, CALL, CLIP, FORWARD, SCHED, STEP, UNSCALE, Event, is_prefix
 from ..foreign import ForeignNode
 from ._existence_checks import without_existence_checks
 
@@ -27,6 +27,25 @@ def leaves_scaled_gradients(w: ScopeWalker) -> bool:
         elif e.kind == CALL and e.summary is not None:
             scaled = scaled or e.summary.scaled_backward
     return scaled
+
+
+def only_clips(w: ScopeWalker) -> bool:
+    """The scope clips gradients (itself or through a call) and runs no model, computes no
+    gradient and steps nothing: a clipping helper (not a MAML inner loop that clips too)."""
+    kinds = {e.kind for e in w.events}
+    clips = CLIP in kinds or any(
+        e.kind == CALL and e.summary is not None and e.summary.clips for e in w.events
+    )
+    runs = any(
+        e.kind == CALL and e.summary is not None and (e.summary.trains or e.summary.grad_forwards)
+        for e in w.events
+    )
+    return (
+        clips
+        and not runs
+        and not kinds & {BACKWARD, STEP, UNSCALE, FORWARD}
+        and not w.facts.grad_machinery
+    )
 
 
 def unscaled_backward(w: ScopeWalker) -> list[ast.AST]:

@@ -180,6 +180,11 @@ def _undivided_micro_loop(w: ScopeWalker, back: Event, gate: tuple[int, int] | N
         return False
     loop = w.loops[back.loops[-1]]
     iterated = getattr(loop.node, "iter", None)
+    if _a_models_micro_batches(w, iterated):
+        # for out in model(**batch): out.loss.backward(): a pipeline-parallel model yields
+        # one output per micro-batch, each loss a micro-batch's mean
+        scaled = back.value is not None and V.SCALED in back.value.flags
+        return not scaled and not _divided_in_the_loop(loop.node, back.node)
     if loop.kind != "micro" or not (isinstance(iterated, ast.Call) and iterated.args):
         return False
     if dotted(iterated.func) != "range" or len(iterated.args) > 1 or not dotted(iterated.args[0]):
@@ -187,6 +192,30 @@ def _undivided_micro_loop(w: ScopeWalker, back: Event, gate: tuple[int, int] | N
     if back.value is not None and V.SCALED in back.value.flags:
         return False  # loss * micro / batch_size: scaled, by whatever
     return not k_divides_something(w, iterated.args[0])
+
+
+def _divided_in_the_loop(loop: ast.AST, backward: ast.AST) -> bool:
+    """``(out.loss / n).backward()``, or ``loss = out.loss / n`` before ``loss.backward()``."""
+    loss = backward.func.value if isinstance(backward, ast.Call) else None  # type: ignore[attr-defined]
+    scaled = (ast.Div, ast.Mult)
+    if isinstance(loss, ast.BinOp):
+        return isinstance(loss.op, scaled)
+    return isinstance(loss, ast.Name) and any(
+        isinstance(n, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == loss.id for t in n.targets)
+        and isinstance(n.value, ast.BinOp)
+        and isinstance(n.value.op, scaled)
+        for n in walk(loop)
+    )
+
+
+def _a_models_micro_batches(w: ScopeWalker, iterated: ast.expr | None) -> bool:
+    """The loop runs over what a call of the model yields (its outputs, micro-batch by
+    micro-batch), not over data."""
+    if not isinstance(iterated, ast.Call):
+        return False
+    value = w.lookup(dotted(iterated.func) or "")
+    return value is not None and value.kind == V.MODEL
 
 
 def _unscaled_nodes(back: Event, undivided: bool) -> list:
@@ -420,7 +449,10 @@ def _accumulating_backwards(
         if e.kind != BACKWARD or not e.loops or e.engine:
             continue
         inner = w.loops[e.loops[-1]]
-        micro_before_step = inner.kind == "micro" and e.seq < step.seq
+        micro = inner.kind == "micro" or _a_models_micro_batches(
+            w, getattr(inner.node, "iter", None)
+        )
+        micro_before_step = micro and e.seq < step.seq
         if micro_before_step and inner.parent == home and inner.id not in step.loops:
             found.append(e)
     return found

@@ -1,9 +1,13 @@
 """Gradient clipping: TW005 (before backward() or after step()) and TW006 (of gradients
-still scaled by a GradScaler).
+still scaled by a GradScaler). A call of a function that only clips (a trainer's
+``clipgradients(params)``) is a clip where it is called; a clip followed by a GradScaler's
+step with no backward() in sight (``scheduler.step(grad_scaler)``) clips the gradients the
+caller's scaled backward left, unless the file unscales somewhere.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 
 from ..analysis import ScopeWalker
@@ -212,6 +216,47 @@ TW006 = Rule(
             """,
             [(10, "TW005")],
         ),
+        Example(
+            # sssegmentation's scheduler: its step(grad_scaler) clips through a helper of its
+            # own, then steps the scaler; the caller's scaled backward is out of sight
+            "a_schedulers_step_clipping_before_the_scalers_step",
+            """\
+            class Scheduler:
+                def __init__(self, optimizer, clip_cfg):
+                    self.optimizer, self.clip_cfg = optimizer, clip_cfg
+
+                def step(self, grad_scaler=None):
+                    if self.clip_cfg is not None:
+                        for group in self.optimizer.param_groups:
+                            self.clip(group["params"], **self.clip_cfg)
+                    if grad_scaler is None:
+                        self.optimizer.step()
+                    else:
+                        grad_scaler.step(self.optimizer)
+                        grad_scaler.update()
+
+                def clip(self, params, max_norm=35):
+                    params = [p for p in params if p.grad is not None]
+                    torch.nn.utils.clip_grad_norm_(params, max_norm=max_norm)
+            """,
+            [(8, "TW006")],
+        ),
+        Example(
+            # the file unscales somewhere: a caller may well do it before this step
+            "a_schedulers_step_clipping_in_a_file_that_unscales",
+            """\
+            def optimizer_step(optimizer, scaler):
+                torch.nn.utils.clip_grad_norm_(optimizer.param_groups[0]["params"], 1.0)
+                scaler.step(optimizer)
+                scaler.update()
+
+            def train_step(model, x, optimizer, scaler):
+                scaler.scale(model(x).sum()).backward()
+                scaler.unscale_(optimizer)
+                optimizer_step(optimizer, scaler)
+            """,
+            [],
+        ),
     ),
 )
 
@@ -219,8 +264,12 @@ TW006 = Rule(
 @scope_check(TW005, TW006)
 def check_clipping(w: ScopeWalker) -> None:
     """TW005 (clip before backward / after step) and TW006 (clip of AMP-scaled grads)."""
-    for clip in (e for e in w.events if e.kind == CLIP):
-        problem = _clipping_problem(iteration_events(w, clip), clip)
+    for event in w.events:
+        clip = _as_clip(event)
+        if clip is None:
+            continue
+        seq = [clip if e is event else e for e in iteration_events(w, event)]
+        problem = _clipping_problem(seq, clip) or _before_the_scalers_step(w, clip)
         if problem is None and _clipped_once_before_training(w, clip):
             problem = (
                 "TW005",
@@ -232,6 +281,20 @@ def check_clipping(w: ScopeWalker) -> None:
             )
         if problem is not None:
             report(w, problem[0], clip.node, problem[1])
+
+
+def _as_clip(e: Event) -> Event | None:
+    """A clip, or a call of a function that only clips (``self.clipgradients(params)``)."""
+    if e.kind == CLIP:
+        return e
+    if e.kind == CALL and e.summary is not None and e.summary.clips:
+        return replace(e, kind=CLIP)
+    return None
+
+
+def _unscales_anywhere(w: ScopeWalker) -> bool:
+    """The file calls ``unscale_`` somewhere (a caller may unscale before a clip here)."""
+    return any(isinstance(n, ast.Attribute) and n.attr == "unscale_" for n in w.fa.nodes)
 
 
 def _clipped_once_before_training(w: ScopeWalker, clip: Event) -> bool:
@@ -290,6 +353,24 @@ def _clipping_problem(seq: list[Event], clip: Event) -> tuple[str, str] | None:
             return "TW006", (
                 "gradients are clipped while still scaled by GradScaler: call "
                 "scaler.unscale_(optimizer) before clipping"
+            )
+    return None
+
+
+def _before_the_scalers_step(w: ScopeWalker, clip: Event) -> tuple[str, str] | None:
+    """``step(grad_scaler)``: clip, then ``grad_scaler.step(optimizer)`` with no backward()
+    in the scope: the caller's backward scaled the gradients, and nothing in the file
+    unscales them."""
+    seen = [e for e in w.events if compatible(e.path, clip.path)]
+    if any(e.kind in {BACKWARD, STEP, UNSCALE} for e in seen if e.seq < clip.seq):
+        return None
+    for e in (e for e in seen if e.seq > clip.seq):
+        if e.kind == BACKWARD:
+            return None
+        if e.kind == STEP and e.amp and not _unscales_anywhere(w):
+            return "TW006", (
+                "gradients are clipped while still scaled by GradScaler (scaled by the "
+                "caller's backward): call scaler.unscale_(optimizer) before clipping"
             )
     return None
 

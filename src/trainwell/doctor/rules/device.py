@@ -8,8 +8,9 @@ import ast
 import re
 
 from .. import values as V
-from .._astutil import dotted, walk
+from .._astutil import dotted, last_part, walk
 from ..analysis import ScopeWalker
+from ..loop_kinds import ITER_WRAPPERS
 from ._common import report
 from ._registry import Example, Rule, expression_check
 
@@ -121,6 +122,20 @@ TW019 = Rule(
             """,
             [(3, "TW019")],
         ),
+        Example(
+            # a loader's whole item, not unpacked: a graph Batch, a BatchEncoding or the
+            # project's batch class, whose to() moves it in place (a tensor item is rare)
+            "to_of_a_loaders_whole_item",
+            """\
+            def validate(self, loader):
+                for i, batch in enumerate(loader):
+                    batch.to(self.device)
+                    out = self._forward(batch)
+                for x, y in loader:
+                    x.to(self.device)
+            """,
+            [(6, "TW019")],
+        ),
     ),
 )
 
@@ -145,6 +160,8 @@ def check_discarded_to(w: ScopeWalker, expr: ast.expr) -> None:
         return
     name = dotted(receiver) or _state_entry(receiver)
     value = w.lookup(name) if dotted(receiver) else None
+    if value is not None and _a_loaders_whole_item(w, name):
+        return
     if (value is not None and value.kind == V.TENSOR) or (
         value is None
         and name is not None
@@ -161,6 +178,38 @@ def check_discarded_to(w: ScopeWalker, expr: ast.expr) -> None:
             f"{name}.{expr.func.attr}(...) returns a new tensor that "
             f"is discarded: write {name} = {name}.{expr.func.attr}(...)",
         )
+
+
+def _a_loaders_whole_item(w: ScopeWalker, name: str | None) -> bool:
+    """``for batch in loader`` / ``for i, batch in enumerate(loader)``, ``batch`` bound
+    nowhere else in the scope: the batch object itself (``x, y`` are its tensors)."""
+    scope = w.func if w.func is not None else w.fa.tree
+    loops = [
+        n for n in walk(scope) if isinstance(n, (ast.For, ast.AsyncFor)) and _whole_item(n, name)
+    ]
+    assigned = any(
+        isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        and any(dotted(t) == name for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
+        for n in walk(scope)
+    )
+    return bool(loops) and not assigned
+
+
+def _whole_item(loop: ast.For | ast.AsyncFor, name: str | None) -> bool:
+    target, over = loop.target, loop.iter
+    enumerated = False  # tqdm(enumerate(loader)), enumerate(tqdm(loader))
+    while (
+        isinstance(over, ast.Call) and last_part(dotted(over.func)) in ITER_WRAPPERS and over.args
+    ):
+        enumerated |= last_part(dotted(over.func)) == "enumerate"
+        over = over.args[0]
+    if enumerated:
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+            return False
+        target = target.elts[1]
+    if not isinstance(target, ast.Name) or target.id != name:
+        return False
+    return "loader" in last_part(dotted(over)).lower()
 
 
 def _a_tensor_in_place(node: ast.expr) -> bool:

@@ -10,6 +10,7 @@ from .. import values as V
 from .._astutil import closure, dotted, last_part, walk
 from ..analysis import ScopeWalker
 from ..events import CALL
+from ..scope_facts import own_nodes
 from ..values import Value
 from ._common import report
 from ._kept_values import uncut_names
@@ -250,7 +251,11 @@ def check_accumulation(
     """TW011 at ``acc += loss`` / ``acc.append(loss)`` / ``acc[k] = loss``."""
     if container is None or _into_a_numpy_array(w, container, node):
         return
-    if (value is None or value.kind != V.LOSS) and not _a_summed_output_in_training(w, node):
+    if (
+        (value is None or value.kind != V.LOSS)
+        and not _a_summed_output_in_training(w, node)
+        and not _the_backpropagated_expression(w, node)
+    ):
         return
     if not w.loop_stack and w.is_step_fn and not w.no_grad():
         # a step_fn given to fit() runs once per training step: whatever it did not create
@@ -353,6 +358,63 @@ def _a_summed_output_in_training(w: ScopeWalker, node: ast.AST) -> bool:
         return False  # pred.data.mean()
     read = [w.lookup(dotted(n) or "") for n in walk(node.value) if isinstance(n, ast.Name)]
     return any(v is not None and v.kind == V.OUTPUT for v in read)
+
+
+def _the_backpropagated_expression(w: ScopeWalker, node: ast.AST) -> bool:
+    """``losses.append(output["loss"])`` where the scope runs ``output["loss"].backward()``:
+    what is kept is the loss itself, whatever the model's output is (a dict of losses)."""
+    kept = (
+        node.args[-1]
+        if isinstance(node, ast.Call) and node.args
+        else node.value
+        if isinstance(node, ast.AugAssign)
+        else None
+    )
+    if not isinstance(kept, (ast.Subscript, ast.Attribute, ast.Name)):
+        return False
+    losses = _backpropagated(w)
+    if isinstance(kept, ast.Name):  # (causal_loss + env_loss).backward(); all_env += env_loss
+        return kept.id in losses
+    if ast.unparse(kept) not in losses:
+        return False
+    return not _made_numbers(w, dotted(kept.value))
+
+
+def _backpropagated(w: ScopeWalker) -> set[str]:
+    """What the scope's ``.backward()`` calls are called on: each receiver written out
+    (``output["loss"]``), and the names summed or scaled into one (``(a + b).backward()``)."""
+    found = w.__dict__.get("_backpropagated")
+    if found is None:
+        scope = w.func if w.func is not None else w.fa.tree
+        found = w.__dict__["_backpropagated"] = set()
+        for n in own_nodes(scope):
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+                continue
+            loss = n.func.value
+            if n.func.attr != "backward":
+                continue
+            if isinstance(loss, (ast.Subscript, ast.Attribute)):
+                found.add(ast.unparse(loss))
+            elif isinstance(loss, ast.BinOp):
+                found |= {t.id for t in walk(loss) if isinstance(t, ast.Name)}
+    return found
+
+
+_NUMBERS = {"item", "detach", "tolist", "cpu", "float"}
+
+
+def _made_numbers(w: ScopeWalker, holder: str | None) -> bool:
+    """``losses[key] = value.item()``: the holder's entries are turned into numbers."""
+    scope = w.func if w.func is not None else w.fa.tree
+    return any(
+        isinstance(n, ast.Assign)
+        and any(isinstance(t, ast.Subscript) and dotted(t.value) == holder for t in n.targets)
+        and any(
+            isinstance(c, ast.Call) and last_part(dotted(c.func) or "") in _NUMBERS
+            for c in walk(n.value)
+        )
+        for n in own_nodes(scope)
+    )
 
 
 def _fed_to_backward(w: ScopeWalker, container: str) -> bool:

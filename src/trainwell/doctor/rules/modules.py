@@ -1,13 +1,18 @@
-"""TW013: sub-modules kept in a plain list or dict inside an nn.Module, unregistered."""
+"""TW013: sub-modules kept in a plain list or dict inside an nn.Module, unregistered. A
+container made empty and filled item by item is said where it is made (the line to turn
+into nn.ModuleList() / nn.ModuleDict()); a class of another project file counts as a module
+when that file shows it subclasses nn.Module (``models.encoder_template(...)``)."""
 
 from __future__ import annotations
 
 import ast
+import re
 
 from .. import values as V
 from .._astutil import dotted, last_part, walk
 from ..analysis import FileAnalysis
 from ..call_effects import is_loss_class
+from ..foreign import ForeignClass
 from ..scope_facts import own_nodes
 from ._registry import Example, Rule, file_check
 
@@ -65,7 +70,7 @@ TW013 = Rule(
                         )
                     self.acts = [nn.Sequential(nn.ReLU(), nn.Tanh())]
             """,
-            [(6, "TW013")],
+            [(4, "TW013")],
         ),
         Example(
             # federated clients each train with an optimizer of their own: the server keeps
@@ -129,7 +134,7 @@ TW013 = Rule(
                     for key in sizes:
                         self.cache[key] = torch.zeros(sizes[key], dim)
             """,
-            [(6, "TW013")],
+            [(4, "TW013")],
         ),
         Example(
             "module_list_registered",
@@ -157,6 +162,8 @@ def _module_ctor(fa: FileAnalysis, node: ast.AST) -> str | None:
         return None
     qual = fa.imports.resolve(node.func) or ""
     tail = last_part(qual)
+    if _a_module_class_of_another_file(fa, node.func):
+        return last_part(dotted(node.func))  # models.encoder_template(...) of import models
     if qual == tail and tail in fa.classes and fa.classes[tail].is_module:
         if _trains_itself(fa.classes[tail].node):
             return None  # a federated client, an agent: its own optimizer, its own state
@@ -171,6 +178,22 @@ def _module_ctor(fa: FileAnalysis, node: ast.AST) -> str | None:
             return None  # {"MSE": nn.MSELoss(), ...}: a loss without weights keeps no state
         return tail
     return None
+
+
+def _a_module_class_of_another_file(fa: FileAnalysis, func: ast.expr) -> bool:
+    """``Encoder(...)`` or ``models.Encoder(...)``: an nn.Module class of a project file."""
+    name = dotted(func) or ""
+    if fa.foreign is None or not name:
+        return False
+    head, _, rest = name.partition(".")
+    symbol = fa.foreign.names.get(name) if not rest else fa.foreign.modules.get(head, {}).get(rest)
+    if not (isinstance(symbol, ForeignClass) and symbol.is_module):
+        return False
+    # a loss or a metric (``SSIM()``, ``PSNR()``, ``FocalLoss()``): usually no weights
+    return not (is_loss_class(symbol.name) or _METRIC_WORDS.search(symbol.name))
+
+
+_METRIC_WORDS = re.compile(r"rmse|mse|mae|error|metric|psnr|ssim|distance|criterion", re.I)
 
 
 def _trains_itself(cls: ast.ClassDef) -> bool:
@@ -212,7 +235,9 @@ def check_module_lists(fa: FileAnalysis) -> None:
 
 def _unregistered_candidates(fa: FileAnalysis, init: ast.AST) -> list[tuple]:
     candidates: list[tuple[ast.AST, str, str, str]] = []
-    empty: set[str] = set()
+    # attr -> ``self.attr = []`` / ``{}``: filled item by item, said where it is made (the
+    # line to change into nn.ModuleList() / nn.ModuleDict())
+    empty: dict[str, ast.AST] = {}
     assigned: dict[str, int] = {}  # attr -> number of assignments in __init__
     handed_over: set[str] = set()  # attrs passed to a call: nn.ModuleList(self.layers) & co.
     registers = False
@@ -223,13 +248,13 @@ def _unregistered_candidates(fa: FileAnalysis, init: ast.AST) -> list[tuple]:
             attr, added = grown
             ctor = _collection_ctor(fa, added)
             if attr in empty and ctor:
-                candidates.append((node, attr, ctor, "list"))
+                candidates.append((empty[attr], attr, ctor, "list"))
             continue
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             stored = _item_store(node.targets[0])
             if stored in empty and _module_ctor(fa, node.value):
                 # self.emb = {} ... self.emb[key] = nn.Embedding(...): filled item by item
-                candidates.append((node, stored, _module_ctor(fa, node.value), "dict"))
+                candidates.append((empty[stored], stored, _module_ctor(fa, node.value), "dict"))
             attr = _self_attr(node.targets[0])
             if attr is None:
                 continue
@@ -239,14 +264,14 @@ def _unregistered_candidates(fa: FileAnalysis, init: ast.AST) -> list[tuple]:
                 kind = "dict" if isinstance(node.value, (ast.Dict, ast.DictComp)) else "list"
                 candidates.append((node, attr, ctor, kind))
             elif isinstance(node.value, (ast.List, ast.Dict)) and not _elements(node.value):
-                empty.add(attr)
+                empty[attr] = node
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             registers = registers or node.func.attr in {"add_module", "register_module"}
             attr = _self_attr(node.func.value)
             if attr in empty and node.func.attr in {"append", "extend", "insert"} and node.args:
                 ctor = _module_ctor(fa, node.args[-1]) or _collection_ctor(fa, node.args[-1])
                 if ctor:
-                    candidates.append((node, attr, ctor, "list"))
+                    candidates.append((empty[attr], attr, ctor, "list"))
         if isinstance(node, ast.Call):
             for arg in [*node.args, *(kw.value for kw in node.keywords)]:
                 inner = arg.value if isinstance(arg, ast.Starred) else arg
@@ -256,7 +281,8 @@ def _unregistered_candidates(fa: FileAnalysis, init: ast.AST) -> list[tuple]:
         return []  # modules registered by hand with add_module(): unsure, stay silent
     # A list that is later wrapped (self.layers = nn.ModuleList(self.layers)) or handed to
     # nn.Sequential(*self.layers) is registered after all.
-    return [c for c in candidates if assigned.get(c[1]) == 1 and c[1] not in handed_over]
+    kept = [c for c in candidates if assigned.get(c[1]) == 1 and c[1] not in handed_over]
+    return list({(id(c[0]), c[1]): c for c in reversed(kept)}.values())[::-1]  # once per attr
 
 
 def _grown_list(node: ast.AST) -> tuple[str, ast.expr] | None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import ast
 
 from .. import values as V
-from .._astutil import dotted, walk
+from .._astutil import argument, dotted, walk
 from ..analysis import ScopeWalker
-from ..events import CALL, SCHED, STEP, Event, is_prefix
+from ..events import CALL, SCHED, STEP, Event, LoopInfo, is_prefix
 from ._common import events_in, report
 from ._epoch_schedule_examples import EXAMPLES as EPOCH_EXAMPLES
 from ._existence_checks import without_existence_checks
@@ -354,6 +354,8 @@ def _check_epoch_scheduler(w: ScopeWalker, sched: Event) -> None:
     steps = [e for e in events_in(w, loop.id) if e.kind == STEP and e.loops[-1] == loop.id]
     if not steps or not (loop.kind == "batch" or loop.parent is not None):
         return
+    if _outlasts_the_epochs(w, sched, loop):
+        return  # StepLR(step_size=300) over range(25) epochs: a count of batches
     path = without_existence_checks(w, sched)
     if any(is_prefix(path, s.path) or _gated_by(w, sched, s) for s in steps):
         cls = sched.value.cls if sched.value else "scheduler"
@@ -364,6 +366,84 @@ def _check_epoch_scheduler(w: ScopeWalker, sched: Event) -> None:
             f"{cls} is configured in epochs but stepped every "
             "batch: move scheduler.step() after the batch loop",
         )
+
+
+_LENGTH_ARGUMENT = {
+    "StepLR": (1, "step_size"),
+    "MultiStepLR": (1, "milestones"),
+    "CosineAnnealingLR": (1, "T_max"),
+    "CosineAnnealingWarmRestarts": (1, "T_0"),
+}
+
+
+def _outlasts_the_epochs(w: ScopeWalker, sched: Event, batch_loop: LoopInfo) -> bool:
+    """The schedule's literal length is longer than the epoch loop around its batch loop
+    runs (``StepLR(step_size=300)`` in ``for epoch in range(25)``): stepped per epoch it
+    would never decay, so the number counts batches and per batch is right."""
+    call = sched.value.node if sched.value is not None else None
+    key = _LENGTH_ARGUMENT.get(sched.value.cls or "") if sched.value is not None else None
+    if not isinstance(call, ast.Call) or key is None:
+        return False
+    length = argument(call, *key)
+    items = length.elts if isinstance(length, (ast.List, ast.Tuple)) else [length]
+    lengths = [n.value for n in items if isinstance(n, ast.Constant) and type(n.value) is int]
+    if not items or len(lengths) != len(items):
+        return False
+    epochs = _epoch_count(w, batch_loop)
+    return epochs is not None and min(lengths) > epochs
+
+
+def _epoch_count(w: ScopeWalker, batch_loop: LoopInfo) -> int | None:
+    """How many times the epoch loop around ``batch_loop`` runs, when the scope says:
+    ``range(25)``, ``range(epochs)`` with ``epochs=25`` its parameter's default or a
+    constant bound once."""
+    parent = batch_loop.parent
+    while parent is not None and w.loops[parent].kind != "epoch":
+        parent = w.loops[parent].parent
+    loop = w.loops[parent].node if parent is not None else None
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None
+    ranges = [n for n in walk(loop.iter) if isinstance(n, ast.Call) and dotted(n.func) in _RANGES]
+    if len(ranges) != 1 or not ranges[0].args or len(ranges[0].args) > 2:
+        return None
+    return _int_value(w, ranges[0].args[-1])
+
+
+_RANGES = {"range", "trange", "tqdm.trange"}
+
+
+def _int_value(w: ScopeWalker, node: ast.expr) -> int | None:
+    """An int literal, a parameter's literal default, or a name bound only to one literal."""
+    if isinstance(node, ast.Constant):
+        return node.value if type(node.value) is int else None
+    if not isinstance(node, ast.Name):
+        return None
+    func = w.func if isinstance(w.func, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    if func is not None:
+        defaults = _parameter_defaults(func.args)
+        if node.id in defaults:
+            default = defaults[node.id]
+            return _int_value(w, default) if isinstance(default, ast.Constant) else None
+    bound = [
+        n.value
+        for n in [*walk(func if func is not None else w.fa.tree), *w.fa.tree.body]
+        if isinstance(n, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets)
+    ]
+    values = {b.value if isinstance(b, ast.Constant) else None for b in bound}
+    value = values.pop() if len(values) == 1 else None
+    return value if type(value) is int else None
+
+
+def _parameter_defaults(args: ast.arguments) -> dict[str, ast.expr | None]:
+    """Each parameter's default (None for a parameter without one: the caller says)."""
+    positional = [*args.posonlyargs, *args.args]
+    padded = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    pairs = [
+        *zip(positional, padded, strict=True),
+        *zip(args.kwonlyargs, args.kw_defaults, strict=True),
+    ]
+    return {a.arg: d for a, d in pairs}
 
 
 def _gated_by(w: ScopeWalker, e: Event, step: Event) -> bool:

@@ -38,9 +38,9 @@ class DictOfHeads(nn.Module):
 class AppendedLayers(nn.Module):
     def __init__(self, sizes):
         super().__init__()
-        self.layers = []
+        self.layers = []  # expect: TW013
         for d_in, d_out in zip(sizes, sizes[1:]):
-            self.layers.append(nn.Linear(d_in, d_out))  # expect: TW013
+            self.layers.append(nn.Linear(d_in, d_out))
 
     def forward(self, x):
         for layer in self.layers:
