@@ -78,11 +78,7 @@ def gradio_handlers(
     """Functions of the file a gradio app runs (``gr.Interface(fn=predict)``,
     ``button.click(predict, inputs, outputs)``): gradio calls them from its worker threads,
     where autograd is on; no call in the file shows it."""
-    if not any(
-        (imports.resolve(n) or "").split(".")[0] == "gradio"
-        for n in walk(tree)
-        if isinstance(n, ast.Name)
-    ):
+    if "gradio" not in _imported_packages(tree):
         return set()
     found: set[ast.AST] = set()
     for node in walk(tree):
@@ -133,13 +129,17 @@ def lightning_hooks(tree: ast.Module, imports: Imports) -> set[ast.AST]:
 
 
 def _imports_lightning(tree: ast.Module) -> bool:
-    modules = [
-        alias.name if isinstance(node, ast.Import) else node.module or ""
+    return bool(_imported_packages(tree) & {"pytorch_lightning", "lightning"})
+
+
+def _imported_packages(tree: ast.Module) -> set[str]:
+    """The top-level packages the module imports at its top level."""
+    return {
+        (alias.name if isinstance(node, ast.Import) else node.module or "").split(".")[0]
         for node in tree.body
         if isinstance(node, (ast.Import, ast.ImportFrom))
         for alias in node.names
-    ]
-    return any(m.split(".")[0] in {"pytorch_lightning", "lightning"} for m in modules)
+    }
 
 
 def _torch_bases(cls: ast.ClassDef, imports: Imports) -> bool:
