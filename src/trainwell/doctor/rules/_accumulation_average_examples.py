@@ -45,6 +45,21 @@ def train(model, batch, criterion, optimizer, it, args):
         optimizer.step()
 """
 
+# a pipeline-parallel model yields one output per micro-batch
+_PIPELINE = """\
+def train(model, optimizer, loader, micro_batches):
+    for batch in loader:
+        optimizer.zero_grad()
+        for out in model(**batch):
+            {loss}.backward()
+        optimizer.step()
+
+
+model = nn.Linear(2, 2)
+train(model, torch.optim.SGD(model.parameters(), lr=0.1), [], 4)
+"""
+
+
 EXAMPLES = (
     Example(
         # the average after the step is for the log: the chunks' gradients are summed
@@ -146,34 +161,12 @@ COUNTER_EXAMPLES = (
     ),
     Example(
         "a_backward_per_micro_batch_output_of_a_pipeline_model",
-        """\
-        def train(model, optimizer, loader, micro_batches):
-            for batch in loader:
-                optimizer.zero_grad()
-                for out in model(**batch):
-                    out.loss.backward()
-                optimizer.step()
-
-
-        model = nn.Linear(2, 2)
-        train(model, torch.optim.SGD(model.parameters(), lr=0.1), [], 4)
-        """,
+        _PIPELINE.format(loss="out.loss"),
         [(5, "TW017")],
     ),
     Example(
         "a_backward_per_micro_batch_output_divided_by_their_count",
-        """\
-        def train(model, optimizer, loader, micro_batches):
-            for batch in loader:
-                optimizer.zero_grad()
-                for out in model(**batch):
-                    (out.loss / micro_batches).backward()
-                optimizer.step()
-
-
-        model = nn.Linear(2, 2)
-        train(model, torch.optim.SGD(model.parameters(), lr=0.1), [], 4)
-        """,
+        _PIPELINE.format(loss="(out.loss / micro_batches)"),
         [],
     ),
 )
